@@ -1,0 +1,40 @@
+// A request is the handle of a non-blocking operation that did not complete
+// at once. It belongs to its worker: test or wait on it there, then release it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tern/runtime/status.hpp"
+
+namespace tern::engine {
+
+// What a receive or probe learned about the message.
+struct TagRecvInfo {
+  uint64_t sender_tag = 0;
+  std::size_t length = 0;  // the message's full length, also when truncated
+};
+
+class Request {
+ public:
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+
+  [[nodiscard]] bool done() const noexcept { return status_ != Status::InProgress; }
+  // InProgress until done; then Ok or the error it ended with.
+  [[nodiscard]] Status status() const noexcept { return status_; }
+  // For receives: the matched message's tag and length (valid once done).
+  [[nodiscard]] const TagRecvInfo& info() const noexcept { return info_; }
+
+  // Free for the caller (front ends keep their own handle here).
+  void* user_data = nullptr;
+
+ protected:
+  Request() = default;
+  ~Request() = default;
+
+  Status status_ = Status::InProgress;
+  TagRecvInfo info_;
+};
+
+}  // namespace tern::engine

@@ -1,0 +1,117 @@
+// The engine's entry point: a Worker owns transports, endpoints, requests and
+// the tag matcher. Calls on one worker come from one thread at a time unless
+// the worker was created thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tern/engine/request.hpp"
+#include "tern/runtime/config.hpp"
+#include "tern/runtime/status.hpp"
+
+namespace tern::engine {
+
+class Endpoint;    // a connection to one peer worker
+struct Message;    // an unexpected message taken out of the matcher by tag_probe
+class WorkerImpl;
+
+inline constexpr uint64_t kTagMaskAll = ~uint64_t{0};
+// Longer messages are refused with MessageTooLong (lengths that came from a
+// negative int land here too).
+inline constexpr std::size_t kMaxMessageLength = std::size_t{1} << 46;
+
+enum SendFlags : unsigned {
+  kSendSync = 1u << 0,  // complete only once the receiver has matched the message
+};
+
+struct WorkerParams {
+  // Names this job's shared resources (shm segments, wakeup sockets). Empty:
+  // TERN_JOB_ID from the environment, else one made from the process id.
+  std::string job_id;
+  // Local processes that will connect to this worker. The shared-memory
+  // segment is unlinked once that many have attached (0: when the worker ends).
+  unsigned local_peers = 0;
+  // Serialize every call with a lock, for MPI_THREAD_MULTIPLE-style use.
+  bool thread_safe = false;
+  // Thresholds and switches; by default the process's TERN_* configuration.
+  runtime::Config config = runtime::global_config();
+};
+
+class Worker {
+ public:
+  [[nodiscard]] static Status create(const WorkerParams& params, std::unique_ptr<Worker>& out);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // The packed address peers pass to connect().
+  [[nodiscard]] std::span<const std::byte> address() const noexcept;
+  // An endpoint to the worker whose packed address this is (the same
+  // endpoint if called twice). Unreachable when no transport reaches it,
+  // InvalidParam when the address is malformed.
+  [[nodiscard]] Status connect(std::span<const std::byte> peer_address, Endpoint*& endpoint);
+
+  // Runs every transport once; returns the number of events handled.
+  unsigned progress();
+
+  // --- Tag API. Non-blocking calls return Ok when the operation finished at
+  // once (`request` is null), InProgress with a request to test/wait and
+  // release, or an error (nothing was started).
+  [[nodiscard]] Status tag_send_nb(Endpoint* endpoint, const void* buffer, std::size_t length, uint64_t tag,
+                                   Request*& request, unsigned flags = 0);
+  // Receives the earliest message whose tag equals `tag` on the bits set in `mask`.
+  [[nodiscard]] Status tag_recv_nb(void* buffer, std::size_t length, uint64_t tag, uint64_t mask,
+                                   Request*& request, TagRecvInfo* info = nullptr);
+  // Ok and `info` when a matching message has arrived (its first part, for long
+  // messages), NotFound otherwise. With `message` non-null the message is
+  // removed from matching and handed over for tag_msg_recv_nb.
+  [[nodiscard]] Status tag_probe(uint64_t tag, uint64_t mask, TagRecvInfo& info, Message** message = nullptr);
+  [[nodiscard]] Status tag_msg_recv_nb(void* buffer, std::size_t length, Message* message, Request*& request,
+                                       TagRecvInfo* info = nullptr);
+
+  // Blocking forms: progress until done.
+  [[nodiscard]] Status tag_send(Endpoint* endpoint, const void* buffer, std::size_t length, uint64_t tag,
+                                unsigned flags = 0);
+  [[nodiscard]] Status tag_recv(void* buffer, std::size_t length, uint64_t tag, uint64_t mask,
+                                TagRecvInfo* info = nullptr);
+
+  // InProgress while running; then the final status.
+  [[nodiscard]] Status test(Request* request);
+  // Progresses until the request is done; returns its final status.
+  [[nodiscard]] Status wait(Request* request);
+  // Cancels a receive not yet matched (it ends Canceled). Busy when the
+  // request can no longer be canceled (matched, or a send).
+  [[nodiscard]] Status cancel(Request* request);
+  // Gives a done request back to the worker.
+  void release(Request* request);
+
+  // --- Wakeup (see ../shared/seeds/002): a file descriptor for poll/epoll
+  // that becomes readable on new events after arm() returned Ok.
+  [[nodiscard]] int efd() const noexcept;
+  // Ok when armed; Busy while events are pending (progress until 0, then retry).
+  [[nodiscard]] Status arm();
+  // Sleeps until an event arrives (arms first; returns at once if Busy).
+  [[nodiscard]] Status wait_event();
+  // Wakes a thread sleeping in wait_event() or on efd(). Safe from any thread.
+  [[nodiscard]] Status signal();
+  // Sleeps until the 8-byte word at `address` differs from `old_value` or an
+  // event arrives. For memory that peers store to directly.
+  void wait_mem(const volatile uint64_t* address, uint64_t old_value);
+
+  // Names of the transports this worker opened, best first (for tern_info and tests).
+  [[nodiscard]] std::vector<std::string> transport_names() const;
+  // The transport chosen for an endpoint ("self", "shm").
+  [[nodiscard]] const char* transport_of(const Endpoint* endpoint) const noexcept;
+  [[nodiscard]] std::size_t rndv_threshold(const Endpoint* endpoint) const noexcept;
+
+ private:
+  explicit Worker(std::unique_ptr<WorkerImpl> impl);
+  std::unique_ptr<WorkerImpl> impl_;
+};
+
+}  // namespace tern::engine

@@ -1,0 +1,122 @@
+// The transport contract (one Iface per worker and transport, one Ep per peer).
+//
+// Sends come in three kinds:
+//  - short and bcopy: complete at once (the buffer may be reused on return) or
+//    return WouldBlock. They never return InProgress.
+//  - zcopy (get, put): may return InProgress; the caller's Completion fires
+//    once the transport is done with the caller's buffer. Completions on one
+//    Ep fire in the order the operations were issued.
+// A WouldBlock send may be retried later; to be told when, queue a
+// PendingEntry with pending_add. Active messages are delivered in order per
+// sender, from inside Iface::progress(), to the handler registered for their id.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "completion.hpp"
+#include "pending.hpp"
+#include "tern/runtime/status.hpp"
+
+namespace tern::engine::transport {
+
+inline constexpr unsigned kMaxAmId = 32;
+
+// Handler for an incoming active message. `data` is only valid during the
+// call: the handler copies what it keeps. `length` counts the 8-byte header
+// of am_short (first 8 bytes of `data`) as part of the message.
+using AmHandler = void (*)(void* arg, const void* data, std::size_t length);
+
+// Fills `dest` (at most `capacity` bytes) and returns the number of bytes written.
+using PackCallback = std::size_t (*)(void* dest, std::size_t capacity, void* arg);
+
+enum IfaceFlag : uint32_t {
+  kCapAmShort = 1u << 0,
+  kCapAmBcopy = 1u << 1,
+  kCapGetZcopy = 1u << 2,
+  kCapPutZcopy = 1u << 3,
+  kCapWakeup = 1u << 4,
+};
+
+struct IfaceAttr {
+  const char* name = "";
+  uint32_t flags = 0;
+  std::size_t max_short = 0;   // payload bytes of am_short, header excluded
+  std::size_t max_bcopy = 0;   // bytes a pack callback may write
+  std::size_t max_zcopy = 0;   // largest get/put in one call (SIZE_MAX: no limit)
+  std::size_t rndv_threshold = 0;  // where zero copy starts to pay off (measured default)
+  int priority = 0;            // higher wins when several reach a peer
+};
+
+// Where a peer's memory is, for get/put: a remote address plus the key the
+// transport needs (for shm/CMA nothing beyond the peer's process).
+struct RemoteMemory {
+  uint64_t address = 0;
+  uint64_t key = 0;
+};
+
+class Ep {
+ public:
+  virtual ~Ep() = default;
+
+  // One message of `sizeof(header) + length` bytes, length <= max_short.
+  [[nodiscard]] virtual Status am_short(uint8_t id, uint64_t header, const void* payload, std::size_t length) = 0;
+
+  // One message whose bytes `pack` writes (at most max_bcopy). Returns the
+  // packed length, or a negative Status (WouldBlock) cast to ssize_t.
+  [[nodiscard]] virtual ssize_t am_bcopy(uint8_t id, PackCallback pack, void* arg) = 0;
+
+  // Copy `length` bytes from the peer's memory into `local`.
+  [[nodiscard]] virtual Status get_zcopy(void* local, std::size_t length, RemoteMemory remote, Completion* comp) = 0;
+  // Copy `length` bytes from `local` into the peer's memory.
+  [[nodiscard]] virtual Status put_zcopy(const void* local, std::size_t length, RemoteMemory remote,
+                                         Completion* comp) = 0;
+
+  // Queue `entry` to be called when resources free up. Returns Busy (and does
+  // not queue) if resources are already available: retry at once instead.
+  [[nodiscard]] virtual Status pending_add(PendingEntry* entry) = 0;
+  // Removes an entry that was queued and not yet dispatched.
+  virtual void pending_remove(PendingEntry* entry) = 0;
+
+  // Ok when every operation issued so far has completed; otherwise InProgress
+  // and `comp` (if not null) finishes once they have.
+  [[nodiscard]] virtual Status flush(Completion* comp) = 0;
+  // Orders operations issued before the fence before those issued after.
+  [[nodiscard]] virtual Status fence() = 0;
+};
+
+class Iface {
+ public:
+  virtual ~Iface() = default;
+
+  [[nodiscard]] virtual const IfaceAttr& attr() const noexcept = 0;
+
+  // Delivers received messages and dispatches pending queues and zcopy
+  // completions. Returns the number of events handled.
+  virtual unsigned progress() = 0;
+
+  virtual void set_am_handler(uint8_t id, AmHandler handler, void* arg) = 0;
+
+  // This iface's address: what a peer passes to create_ep.
+  [[nodiscard]] virtual std::vector<std::byte> address() const = 0;
+  // True when this iface can reach the iface whose address this is.
+  [[nodiscard]] virtual bool is_reachable(std::span<const std::byte> remote_address) const = 0;
+  // A new endpoint to the peer, or null with `status` set.
+  [[nodiscard]] virtual Ep* create_ep(std::span<const std::byte> remote_address, Status& status) = 0;
+  virtual void destroy_ep(Ep* ep) = 0;
+
+  // Wakeup: a file descriptor that becomes readable when an event arrives
+  // after arm() returned Ok; -1 if the iface has none.
+  [[nodiscard]] virtual int event_fd() const noexcept = 0;
+  // Ok when armed; Busy when events are already waiting (progress first).
+  [[nodiscard]] virtual Status arm() = 0;
+  // Consumes the wakeup notification after the fd fired.
+  virtual void disarm() = 0;
+};
+
+}  // namespace tern::engine::transport

@@ -1,0 +1,57 @@
+// Every TERN_* environment variable is declared and parsed here, in one place,
+// so that validation, defaults and documentation (tern_info) cannot drift apart.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <string>
+
+#include "tern/runtime/log.hpp"
+#include "tern/runtime/status.hpp"
+
+namespace tern::runtime {
+
+enum class Switch : int { Auto, On, Off };
+
+// How a thread waits for communication: spin forever, sleep on the wakeup fd
+// at once, or spin a while and then sleep (the default).
+enum class WaitMode : int { Spin, Block, Adaptive };
+
+struct Config {
+  LogLevel log_level = LogLevel::Warn;
+  std::size_t rndv_threshold = 0;      // 0: the transport's measured default
+  std::size_t shm_cell_size = 0;       // bytes per FIFO cell, header included
+  std::size_t shm_fifo_cells = 0;      // cells per receive FIFO (power of two)
+  Switch cma = Switch::Auto;           // zero copy through process_vm_readv/writev
+  std::size_t cma_chunk = 0;           // bytes one CMA call moves before yielding to progress
+  WaitMode wait_mode = WaitMode::Adaptive;
+  std::size_t spin_count = 0;          // polls before an adaptive wait sleeps
+  std::string transports;              // comma list restricting transports; empty: all
+};
+
+struct ConfigVariable {
+  const char* name;
+  const char* default_value;
+  const char* accepted;  // human readable set of accepted values
+  const char* meaning;
+};
+
+// The table of variables, for tern_info and --help texts.
+[[nodiscard]] std::span<const ConfigVariable> config_variables() noexcept;
+
+using EnvLookup = std::function<const char*(const char* name)>;
+
+// Reads every variable through `lookup` (getenv by default). On a bad value
+// returns InvalidParam and sets `error` to a message naming the variable, the
+// value and what is accepted. Unset variables keep their defaults.
+[[nodiscard]] Status load_config(Config& out, std::string& error, const EnvLookup& lookup = {});
+
+// The process-wide configuration, loaded on first use. A bad value is fatal:
+// the message is printed and the process exits with status 1.
+[[nodiscard]] const Config& global_config();
+
+// Parses "4096", "64K", "8M", "1G" (binary multiples). False on junk or overflow.
+[[nodiscard]] bool parse_size(const char* text, std::size_t& out) noexcept;
+
+}  // namespace tern::runtime

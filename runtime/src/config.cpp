@@ -1,0 +1,158 @@
+#include "tern/runtime/config.hpp"
+
+#include "tern/runtime/compiler.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string_view>
+
+namespace tern::runtime {
+namespace {
+
+constexpr ConfigVariable kVariables[] = {
+    {"TERN_LOG_LEVEL", "warn", "error|warn|info|debug|trace", "How much Tern writes to stderr."},
+    {"TERN_RNDV_THRESH", "auto", "size (e.g. 16384, 32K) or auto",
+     "Messages at least this long use the rendezvous protocol (zero copy) where the transport can."},
+    {"TERN_SHM_CELL_SIZE", "8K", "size, power of two, 256..64K",
+     "Bytes per shared-memory FIFO cell; a message up to this size (less headers) goes in one cell."},
+    {"TERN_SHM_FIFO_CELLS", "128", "power of two, 8..65536", "Cells in each process's receive FIFO."},
+    {"TERN_CMA", "auto", "auto|on|off",
+     "Cross-memory attach (process_vm_readv) for zero copy on a node. auto: use it where the kernel allows; "
+     "on: a refusal is an error; off: copy through the FIFO."},
+    {"TERN_CMA_CHUNK", "4M", "size, at least 4K", "Bytes one CMA call moves before the engine returns to progress."},
+    {"TERN_WAIT_MODE", "adaptive", "spin|block|adaptive",
+     "How blocking calls wait: spin on progress, sleep on the wakeup fd, or spin then sleep."},
+    {"TERN_SPIN_COUNT", "20000", "integer", "Progress polls before an adaptive wait goes to sleep."},
+    {"TERN_TLS", "all", "comma list of self,shm", "Restricts which transports the engine may use."},
+};
+
+const char* default_lookup(const char* name) { return std::getenv(name); }
+
+bool parse_switch(std::string_view text, Switch& out) {
+  if (text == "auto") out = Switch::Auto;
+  else if (text == "on" || text == "yes" || text == "1") out = Switch::On;
+  else if (text == "off" || text == "no" || text == "0") out = Switch::Off;
+  else return false;
+  return true;
+}
+
+bool parse_log_level(std::string_view text, LogLevel& out) {
+  static constexpr std::pair<std::string_view, LogLevel> kNames[] = {
+      {"error", LogLevel::Error}, {"warn", LogLevel::Warn}, {"info", LogLevel::Info},
+      {"debug", LogLevel::Debug}, {"trace", LogLevel::Trace}};
+  for (const auto& [name, level] : kNames) {
+    if (text == name) {
+      out = level;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool parse_wait_mode(std::string_view text, WaitMode& out) {
+  if (text == "spin") out = WaitMode::Spin;
+  else if (text == "block") out = WaitMode::Block;
+  else if (text == "adaptive") out = WaitMode::Adaptive;
+  else return false;
+  return true;
+}
+
+const ConfigVariable& variable(std::string_view name) {
+  for (const auto& var : kVariables) {
+    if (name == var.name) return var;
+  }
+  std::abort();  // a name missing from kVariables is a programming error
+}
+
+}  // namespace
+
+std::span<const ConfigVariable> config_variables() noexcept { return kVariables; }
+
+bool parse_size(const char* text, std::size_t& out) noexcept {
+  if (text == nullptr || *text == '\0' || *text == '-') return false;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long value = std::strtoull(text, &end, 10);
+  if (errno != 0 || end == text) return false;
+  unsigned shift = 0;
+  switch (*end) {
+    case '\0': break;
+    case 'k': case 'K': shift = 10; ++end; break;
+    case 'm': case 'M': shift = 20; ++end; break;
+    case 'g': case 'G': shift = 30; ++end; break;
+    default: return false;
+  }
+  if (*end == 'B' || *end == 'b') ++end;
+  if (*end != '\0') return false;
+  if (shift != 0 && value > (~0ULL >> shift)) return false;
+  out = static_cast<std::size_t>(value << shift);
+  return true;
+}
+
+Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) {
+  auto lookup = [&](const char* name) -> const char* {
+    const char* value = lookup_fn ? lookup_fn(name) : default_lookup(name);
+    return (value != nullptr && *value != '\0') ? value : nullptr;
+  };
+  auto reject = [&](const char* name, const char* value) {
+    const ConfigVariable& var = variable(name);
+    error = std::string("invalid value '") + value + "' for " + name + ": accepted values are " + var.accepted;
+    return Status::InvalidParam;
+  };
+  Config config;
+
+  if (const char* v = lookup("TERN_LOG_LEVEL"); v && !parse_log_level(v, config.log_level))
+    return reject("TERN_LOG_LEVEL", v);
+  if (const char* v = lookup("TERN_RNDV_THRESH"); v && std::strcmp(v, "auto") != 0 &&
+                                                  !parse_size(v, config.rndv_threshold))
+    return reject("TERN_RNDV_THRESH", v);
+  if (const char* v = lookup("TERN_SHM_CELL_SIZE")) {
+    if (!parse_size(v, config.shm_cell_size) || !tern::is_pow2(config.shm_cell_size) ||
+        config.shm_cell_size < 256 || config.shm_cell_size > 65536)
+      return reject("TERN_SHM_CELL_SIZE", v);
+  }
+  if (const char* v = lookup("TERN_SHM_FIFO_CELLS")) {
+    if (!parse_size(v, config.shm_fifo_cells) || !tern::is_pow2(config.shm_fifo_cells) ||
+        config.shm_fifo_cells < 8 || config.shm_fifo_cells > 65536)
+      return reject("TERN_SHM_FIFO_CELLS", v);
+  }
+  if (const char* v = lookup("TERN_CMA"); v && !parse_switch(v, config.cma)) return reject("TERN_CMA", v);
+  if (const char* v = lookup("TERN_CMA_CHUNK")) {
+    if (!parse_size(v, config.cma_chunk) || config.cma_chunk < 4096) return reject("TERN_CMA_CHUNK", v);
+  }
+  if (const char* v = lookup("TERN_WAIT_MODE"); v && !parse_wait_mode(v, config.wait_mode))
+    return reject("TERN_WAIT_MODE", v);
+  if (const char* v = lookup("TERN_SPIN_COUNT"); v && !parse_size(v, config.spin_count))
+    return reject("TERN_SPIN_COUNT", v);
+  if (const char* v = lookup("TERN_TLS")) {
+    std::string_view list(v);
+    while (!list.empty()) {
+      auto comma = list.find(',');
+      auto item = list.substr(0, comma);
+      if (item != "self" && item != "shm" && item != "all") return reject("TERN_TLS", v);
+      list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    }
+    config.transports = v;
+  }
+  out = std::move(config);
+  return Status::Ok;
+}
+
+const Config& global_config() {
+  static Config config;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::string error;
+    if (load_config(config, error) != Status::Ok) {
+      std::fprintf(stderr, "tern: %s\n", error.c_str());
+      std::exit(1);
+    }
+    set_log_level(config.log_level);
+  });
+  return config;
+}
+
+}  // namespace tern::runtime

@@ -1,0 +1,1 @@
+#include "tern/engine/worker.hpp"

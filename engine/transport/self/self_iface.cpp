@@ -1,0 +1,1 @@
+#include "transport/iface_params.hpp"

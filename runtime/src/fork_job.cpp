@@ -1,0 +1,1 @@
+#include "tern/runtime/fork_job.hpp"

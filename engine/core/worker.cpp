@@ -1,1 +1,122 @@
+// The public Worker: argument checks and locking around WorkerImpl.
 #include "tern/engine/worker.hpp"
+
+#include "core/worker_impl.hpp"
+#include "tern/runtime/log.hpp"
+
+namespace tern::engine {
+
+Worker::Worker(std::unique_ptr<WorkerImpl> impl) : impl_(std::move(impl)) {}
+Worker::~Worker() = default;
+
+Status Worker::create(const WorkerParams& params, std::unique_ptr<Worker>& out) {
+  std::unique_ptr<WorkerImpl> impl;
+  if (Status s = WorkerImpl::create(params, impl); s != Status::Ok) return s;
+  out.reset(new Worker(std::move(impl)));
+  return Status::Ok;
+}
+
+std::span<const std::byte> Worker::address() const noexcept { return impl_->address(); }
+
+Status Worker::connect(std::span<const std::byte> peer_address, Endpoint*& endpoint) {
+  WorkerImpl::Guard guard(*impl_);
+  return impl_->connect(peer_address, endpoint);
+}
+
+unsigned Worker::progress() {
+  WorkerImpl::Guard guard(*impl_);
+  return impl_->progress();
+}
+
+Status Worker::tag_send_nb(Endpoint* endpoint, const void* buffer, std::size_t length, uint64_t tag,
+                           Request*& request, unsigned flags) {
+  WorkerImpl::Guard guard(*impl_);
+  return impl_->tag_send_nb(endpoint, buffer, length, tag, request, flags);
+}
+
+Status Worker::tag_recv_nb(void* buffer, std::size_t length, uint64_t tag, uint64_t mask, Request*& request,
+                           TagRecvInfo* info) {
+  WorkerImpl::Guard guard(*impl_);
+  return impl_->tag_recv_nb(buffer, length, tag, mask, request, info);
+}
+
+Status Worker::tag_probe(uint64_t tag, uint64_t mask, TagRecvInfo& info, Message** message) {
+  WorkerImpl::Guard guard(*impl_);
+  return impl_->tag_probe(tag, mask, info, message);
+}
+
+Status Worker::tag_msg_recv_nb(void* buffer, std::size_t length, Message* message, Request*& request,
+                               TagRecvInfo* info) {
+  WorkerImpl::Guard guard(*impl_);
+  return impl_->tag_msg_recv_nb(buffer, length, message, request, info);
+}
+
+Status Worker::tag_send(Endpoint* endpoint, const void* buffer, std::size_t length, uint64_t tag, unsigned flags) {
+  Request* request = nullptr;
+  Status status = tag_send_nb(endpoint, buffer, length, tag, request, flags);
+  if (status != Status::InProgress) return status;
+  return wait(request);
+}
+
+Status Worker::tag_recv(void* buffer, std::size_t length, uint64_t tag, uint64_t mask, TagRecvInfo* info) {
+  Request* request = nullptr;
+  Status status = tag_recv_nb(buffer, length, tag, mask, request, info);
+  if (status != Status::InProgress) return status;
+  impl_->wait_until([request] { return request->done(); });
+  if (info != nullptr) *info = request->info();
+  status = request->status();
+  release(request);
+  return status;
+}
+
+Status Worker::test(Request* request) {
+  if (request == nullptr) return Status::InvalidParam;
+  WorkerImpl::Guard guard(*impl_);
+  if (!request->done()) impl_->progress();
+  return request->status();
+}
+
+Status Worker::wait(Request* request) {
+  if (request == nullptr) return Status::InvalidParam;
+  impl_->wait_until([request] { return request->done(); });
+  Status status = request->status();
+  release(request);
+  return status;
+}
+
+Status Worker::cancel(Request* request) {
+  if (request == nullptr) return Status::InvalidParam;
+  WorkerImpl::Guard guard(*impl_);
+  return impl_->cancel(RequestImpl::from(request));
+}
+
+void Worker::release(Request* request) {
+  if (request == nullptr) return;
+  WorkerImpl::Guard guard(*impl_);
+  impl_->release(RequestImpl::from(request));
+}
+
+int Worker::efd() const noexcept { return impl_->efd(); }
+
+Status Worker::arm() {
+  WorkerImpl::Guard guard(*impl_);
+  return impl_->arm();
+}
+
+Status Worker::wait_event() { return impl_->wait_event(-1); }
+
+Status Worker::signal() { return impl_->signal(); }
+
+void Worker::wait_mem(const volatile uint64_t* address, uint64_t old_value) { impl_->wait_mem(address, old_value); }
+
+std::vector<std::string> Worker::transport_names() const { return impl_->transport_names(); }
+
+const char* Worker::transport_of(const Endpoint* endpoint) const noexcept {
+  return impl_->owns(endpoint) ? endpoint->iface->attr().name : "";
+}
+
+std::size_t Worker::rndv_threshold(const Endpoint* endpoint) const noexcept {
+  return impl_->owns(endpoint) ? endpoint->rndv_threshold : 0;
+}
+
+}  // namespace tern::engine

@@ -1,0 +1,44 @@
+// A connection to one peer worker: the transport lane chosen for it, its
+// protocol limits, and the receive-side state of a multi-fragment message
+// arriving from that peer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/request_impl.hpp"
+#include "tern/runtime/intrusive_list.hpp"
+#include "transport/iface.hpp"
+
+namespace tern::engine {
+
+class WorkerImpl;
+struct Message;
+using UnexpectedMessage = Message;
+
+class Endpoint {
+ public:
+  WorkerImpl* worker = nullptr;
+  transport::Iface* iface = nullptr;
+  transport::Ep* lane = nullptr;
+  uint64_t peer_uuid = 0;
+
+  // Protocol limits for this lane.
+  std::size_t max_short = 0;       // payload of a one-message eager send
+  std::size_t max_fragment = 0;    // payload of a middle fragment
+  std::size_t rndv_threshold = 0;  // SIZE_MAX: no rendezvous on this lane
+
+  // Sends that found the lane full wait here, in posting order; while the
+  // queue is not empty new sends join it, so messages never overtake. Only the
+  // endpoint (not each request) sits on the lane's pending queue.
+  runtime::IntrusiveList<RequestImpl, &RequestImpl::queue_hook> send_queue;
+  transport::PendingEntry pending;
+  bool pending_registered = false;
+
+  // The multi-fragment message now arriving from this peer (fragments of one
+  // sender never interleave): either a matched receive or an unexpected message.
+  RequestImpl* rx_request = nullptr;
+  UnexpectedMessage* rx_unexpected = nullptr;
+};
+
+}  // namespace tern::engine

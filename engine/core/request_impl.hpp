@@ -1,0 +1,95 @@
+// The engine's side of a request: protocol state behind the public handle.
+// It embeds its matcher entry, its place in the endpoint's send queue and its
+// zero-copy completion, so no operation needs a second allocation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tag/matcher.hpp"
+#include "tern/runtime/compiler.hpp"
+#include "tern/engine/request.hpp"
+#include "transport/completion.hpp"
+#include "tern/runtime/intrusive_list.hpp"
+
+namespace tern::engine {
+
+class Endpoint;
+class WorkerImpl;
+struct Message;
+using UnexpectedMessage = Message;
+
+// How a send goes out, chosen once by size and lane.
+enum class SendProtocol : uint8_t {
+  Short,       // one am_short: [tag][data]
+  SyncSingle,  // one bcopy with the sender's request; completes on the ack
+  Fragments,   // a first fragment and middle fragments (bcopy)
+  Rendezvous,  // RTS; the receiver gets the data and acks
+  Control,     // an internal message (hello, ack)
+};
+
+enum class RequestKind : uint8_t {
+  Send,     // eager fragments still to push, or waiting for an ack
+  Recv,     // posted receive, or being filled by fragments / a get
+  Control,  // an internal message (ack, hello) that found the transport full
+};
+
+class RequestImpl final : public Request {
+ public:
+  RequestImpl() = default;
+
+  void reset(WorkerImpl* owner, RequestKind request_kind) noexcept {
+    status_ = Status::InProgress;
+    info_ = {};
+    user_data = nullptr;
+    worker = owner;
+    kind = request_kind;
+    released = false;
+    needs_ack = false;
+    endpoint = nullptr;
+    buffer = nullptr;
+    length = 0;
+    offset = 0;
+    tag = 0;
+    flags = 0;
+    control_id = 0;
+    protocol = SendProtocol::Short;
+    peer_request = 0;
+    final_status = Status::Ok;
+  }
+
+  void set_status(Status status) noexcept { status_ = status; }
+  TagRecvInfo& mutable_info() noexcept { return info_; }
+
+  static RequestImpl* from(Request* request) noexcept { return static_cast<RequestImpl*>(request); }
+  static RequestImpl* from_expected(tag::ExpectedEntry* entry) noexcept {
+    return container_of(entry, &RequestImpl::expected);
+  }
+  static RequestImpl* from_completion(transport::Completion* comp) noexcept {
+    return container_of(comp, &RequestImpl::completion);
+  }
+
+  WorkerImpl* worker = nullptr;
+  RequestKind kind = RequestKind::Send;
+  bool released = false;   // the user let go; recycle on completion
+  bool needs_ack = false;  // send: completes on the receiver's ack
+  uint8_t control_id = 0;  // Control: which message to send
+  SendProtocol protocol = SendProtocol::Short;
+  unsigned flags = 0;
+  Endpoint* endpoint = nullptr;
+  void* buffer = nullptr;     // user buffer (send: const data)
+  std::size_t length = 0;     // user buffer length
+  std::size_t offset = 0;     // send: bytes pushed; recv: bytes arrived
+  uint64_t tag = 0;
+  uint64_t peer_request = 0;  // recv: the sender's request to acknowledge
+  Status final_status = Status::Ok;  // recv: what it ends with once the data is in
+  tag::ExpectedEntry expected;
+  runtime::ListHook queue_hook;  // on its endpoint's send queue
+  transport::Completion completion;
+  uint64_t control_words[2] = {};  // Control: the message to send
+  RequestImpl* next_free = nullptr;
+};
+
+static_assert(sizeof(RequestImpl) <= 256, "requests are pooled; keep them small");
+
+}  // namespace tern::engine

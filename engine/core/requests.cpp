@@ -1,0 +1,33 @@
+// Request life cycle: taken from the pool, completed by a protocol, given
+// back by the user (before or after completion).
+#include "core/worker_impl.hpp"
+
+namespace tern::engine {
+
+RequestImpl* WorkerImpl::new_request(RequestKind kind) noexcept {
+  RequestImpl* request = requests_.get();
+  if (request != nullptr) request->reset(this, kind);
+  return request;
+}
+
+void WorkerImpl::complete(RequestImpl* request, Status status) noexcept {
+  request->set_status(status);
+  if (request->released || request->kind == RequestKind::Control) requests_.put(request);
+}
+
+void WorkerImpl::release(RequestImpl* request) noexcept {
+  if (request->done()) {
+    requests_.put(request);
+  } else {
+    request->released = true;  // recycled when it completes
+  }
+}
+
+Status WorkerImpl::cancel(RequestImpl* request) noexcept {
+  if (request->kind != RequestKind::Recv || !request->expected.hook.linked()) return Status::Busy;
+  matcher_.remove_expected(&request->expected);
+  complete(request, Status::Canceled);
+  return Status::Ok;
+}
+
+}  // namespace tern::engine

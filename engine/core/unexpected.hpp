@@ -1,0 +1,33 @@
+// A message that arrived before a matching receive: its envelope, and either
+// its bytes (eager) or where to fetch them (rendezvous).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tag/matcher.hpp"
+
+namespace tern::engine {
+
+class Endpoint;
+
+enum class UnexpectedKind : uint8_t { Eager, Rendezvous };
+
+// Also the public opaque handle of a probed message (tern::engine::Message).
+struct Message {
+  tag::UnexpectedEntry entry;
+  UnexpectedKind kind = UnexpectedKind::Eager;
+  bool in_matcher = false;     // false once probed away (a Message handle)
+  Endpoint* sender = nullptr;  // for acks and further fragments
+  uint64_t sender_request = 0; // non-zero: the sender waits for an ack
+  uint64_t remote_address = 0; // rendezvous: the sender's buffer
+  std::size_t length = 0;      // the whole message
+  std::size_t arrived = 0;     // eager bytes received so far
+  std::byte* data = nullptr;   // eager bytes (inline_data or heap)
+  Message* next_free = nullptr;
+  alignas(16) std::byte inline_data[192];
+};
+
+using UnexpectedMessage = Message;
+
+}  // namespace tern::engine

@@ -1,0 +1,36 @@
+// The waiting policy of blocking calls: progress while there is work, spin a
+// while when idle, then sleep on the wakeup fd (TERN_WAIT_MODE).
+#pragma once
+
+#include "core/worker_impl.hpp"
+#include "tern/runtime/compiler.hpp"
+
+namespace tern::engine {
+
+template <typename Done>
+void WorkerImpl::wait_until(Done&& done) {
+  const runtime::WaitMode mode = params_.config.wait_mode;
+  const std::size_t spin_limit = params_.config.spin_count != 0 ? params_.config.spin_count : 20000;
+  std::size_t idle_polls = 0;
+  for (;;) {
+    {
+      Guard guard(*this);
+      if (done()) return;
+      if (progress() != 0) {
+        idle_polls = 0;
+        continue;
+      }
+    }
+    if (mode == runtime::WaitMode::Spin || (mode == runtime::WaitMode::Adaptive && ++idle_polls < spin_limit)) {
+      cpu_relax();
+      continue;
+    }
+    idle_polls = 0;
+    // Sends waiting for room in a peer's FIFO get no wakeup when the peer
+    // drains it, so sleep briefly while any are queued. The long timeout
+    // otherwise is only a safety net: every event we wait for wakes us.
+    (void)wait_event(blocked_endpoints_ != 0 ? 1 : 100);
+  }
+}
+
+}  // namespace tern::engine

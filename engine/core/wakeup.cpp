@@ -1,0 +1,65 @@
+// Wakeup (../shared/seeds/002): one epoll set holds every iface's event fd
+// and the worker's own eventfd (for signal()). Arming refuses while events
+// are pending, so a sleeper never misses one.
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+
+#include "core/worker_impl.hpp"
+#include "tern/runtime/compiler.hpp"
+
+namespace tern::engine {
+
+Status WorkerImpl::arm() {
+  uint64_t signals = 0;
+  const bool signaled = read(signal_fd_, &signals, sizeof(signals)) == sizeof(signals) && signals != 0;
+  Status result = signaled ? Status::Busy : Status::Ok;
+  for (transport::Iface* iface : iface_list_) {
+    iface->disarm();
+    if (iface->arm() == Status::Busy) result = Status::Busy;
+  }
+  return result;
+}
+
+Status WorkerImpl::wait_event(int timeout_ms) {
+  {
+    Guard guard(*this);
+    if (arm() == Status::Busy) return Status::Ok;
+  }
+  epoll_event events[8];
+  int ready;
+  do {
+    ready = epoll_wait(epoll_fd_, events, 8, timeout_ms);
+  } while (ready < 0 && errno == EINTR);
+  if (ready < 0) return Status::IoError;
+  return ready == 0 ? Status::TimedOut : Status::Ok;
+}
+
+Status WorkerImpl::signal() {
+  const uint64_t one = 1;
+  if (write(signal_fd_, &one, sizeof(one)) != sizeof(one) && errno != EAGAIN) return Status::IoError;
+  return Status::Ok;
+}
+
+void WorkerImpl::wait_mem(const volatile uint64_t* address, uint64_t old_value) {
+  constexpr int kSpins = 1000;
+  for (int i = 0; i < kSpins; ++i) {
+    if (*address != old_value) return;
+    cpu_relax();
+  }
+  for (;;) {
+    if (*address != old_value) return;
+    {
+      Guard guard(*this);
+      if (arm() == Status::Busy) return;
+    }
+    // Stores by peers into our memory raise no event, so look again soon.
+    epoll_event events[8];
+    int ready = epoll_wait(epoll_fd_, events, 8, 1);
+    if (ready > 0) return;
+  }
+}
+
+}  // namespace tern::engine

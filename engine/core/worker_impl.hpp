@@ -1,0 +1,140 @@
+// The worker's implementation: transports, endpoints, request pools, the tag
+// matcher and the protocols. Its member functions are spread over core/
+// (setup, requests, wakeup) and proto/ (send and receive protocols).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "core/endpoint.hpp"
+#include "core/request_impl.hpp"
+#include "core/unexpected.hpp"
+#include "tag/matcher.hpp"
+#include "tern/engine/worker.hpp"
+#include "tern/runtime/object_pool.hpp"
+#include "transport/iface.hpp"
+
+namespace tern::engine {
+
+class WorkerImpl {
+ public:
+  [[nodiscard]] static Status create(const WorkerParams& params, std::unique_ptr<WorkerImpl>& out);
+  ~WorkerImpl();
+
+  // Takes the worker's lock when it was created thread-safe.
+  class Guard {
+   public:
+    explicit Guard(WorkerImpl& worker) : mutex_(worker.thread_safe_ ? &worker.mutex_ : nullptr) {
+      if (mutex_ != nullptr) mutex_->lock();
+    }
+    ~Guard() {
+      if (mutex_ != nullptr) mutex_->unlock();
+    }
+    Guard(const Guard&) = delete;
+    Guard& operator=(const Guard&) = delete;
+
+   private:
+    std::recursive_mutex* mutex_;
+  };
+
+  // --- setup (core/worker_setup.cpp)
+  [[nodiscard]] std::span<const std::byte> address() const noexcept { return address_; }
+  [[nodiscard]] Status connect(std::span<const std::byte> peer_address, Endpoint*& endpoint);
+  [[nodiscard]] Endpoint* find_endpoint(uint64_t uuid) const noexcept;
+  [[nodiscard]] bool owns(const Endpoint* endpoint) const noexcept {
+    return endpoint != nullptr && endpoint->worker == this;
+  }
+  [[nodiscard]] std::vector<std::string> transport_names() const;
+
+  unsigned progress() {
+    unsigned events = 0;
+    for (transport::Iface* iface : iface_list_) events += iface->progress();
+    return events;
+  }
+
+  // --- requests (core/requests.cpp)
+  [[nodiscard]] RequestImpl* new_request(RequestKind kind) noexcept;
+  void complete(RequestImpl* request, Status status) noexcept;
+  void release(RequestImpl* request) noexcept;
+  [[nodiscard]] Status cancel(RequestImpl* request) noexcept;
+  // Progresses (and, by the wait mode, sleeps) until `done()` holds.
+  template <typename Done>
+  void wait_until(Done&& done);
+
+  // --- send protocols (proto/tag_send.cpp)
+  [[nodiscard]] Status tag_send_nb(Endpoint* ep, const void* buffer, std::size_t length, uint64_t tag,
+                                   Request*& request, unsigned flags);
+  // Pushes what it can of a send: Ok (all out, nothing to wait for),
+  // InProgress (all out, waiting for an ack), WouldBlock, or an error.
+  [[nodiscard]] Status send_progress(RequestImpl* request);
+  // Queues `request` behind the endpoint's waiting sends.
+  void enqueue_send(Endpoint* ep, RequestImpl* request);
+  // An internal message (ack, hello): sent now, or queued if the lane is full.
+  void send_control(Endpoint* ep, uint8_t am_id, uint64_t word0, uint64_t word1);
+  // The lane has room again: drains the endpoint's send queue.
+  static Status on_lane_ready(transport::PendingEntry* entry);
+  [[nodiscard]] Status drain_send_queue(Endpoint* ep);
+  // A send step ended with `status` (see send_progress): completes or waits.
+  void finish_send_step(RequestImpl* request, Status status);
+
+  // --- receive protocols (proto/tag_recv.cpp, proto/rndv.cpp)
+  [[nodiscard]] Status tag_recv_nb(void* buffer, std::size_t length, uint64_t tag, uint64_t mask,
+                                   Request*& request, TagRecvInfo* info);
+  [[nodiscard]] Status tag_probe(uint64_t tag, uint64_t mask, TagRecvInfo& info, Message** message);
+  [[nodiscard]] Status tag_msg_recv_nb(void* buffer, std::size_t length, Message* message, Request*& request,
+                                       TagRecvInfo* info);
+  void start_get(RequestImpl* request, Endpoint* sender, uint64_t remote_address, std::size_t length,
+                 uint64_t sender_request);
+
+  // --- wakeup (core/wakeup.cpp)
+  [[nodiscard]] int efd() const noexcept { return epoll_fd_; }
+  [[nodiscard]] Status arm();
+  [[nodiscard]] Status wait_event(int timeout_ms);
+  [[nodiscard]] Status signal();
+  void wait_mem(const volatile uint64_t* address, uint64_t old_value);
+
+  // Protocol state, shared by the files above.
+  WorkerParams params_;
+  uint64_t uuid_ = 0;
+  bool thread_safe_ = false;
+  std::recursive_mutex mutex_;
+  std::vector<std::unique_ptr<transport::Iface>> ifaces_;  // best first
+  std::vector<transport::Iface*> iface_list_;
+  std::vector<std::byte> address_;
+  std::unordered_map<uint64_t, std::unique_ptr<Endpoint>> endpoints_;
+  tag::Matcher matcher_;
+  runtime::ObjectPool<RequestImpl> requests_{256};
+  runtime::ObjectPool<Message> unexpected_{64};
+  int epoll_fd_ = -1;
+  int signal_fd_ = -1;  // eventfd for signal()
+  std::size_t blocked_endpoints_ = 0;  // endpoints whose sends wait for lane resources
+
+ private:
+  WorkerImpl() = default;
+  void register_am_handlers(transport::Iface& iface);
+  [[nodiscard]] Status open_ifaces();
+  [[nodiscard]] Status open_wakeup();
+};
+
+// Returns an unexpected message (and its heap data) to the pool.
+void free_unexpected(WorkerImpl& worker, Message* message);
+
+// Receive-side handlers of the tag protocols (proto/*.cpp), registered on
+// every iface with the worker as `arg`.
+namespace proto {
+void on_hello(void* arg, const void* data, std::size_t length);
+void on_eager(void* arg, const void* data, std::size_t length);
+void on_eager_sync(void* arg, const void* data, std::size_t length);
+void on_eager_first(void* arg, const void* data, std::size_t length);
+void on_eager_middle(void* arg, const void* data, std::size_t length);
+void on_rndv_rts(void* arg, const void* data, std::size_t length);
+void on_send_ack(void* arg, const void* data, std::size_t length);
+}  // namespace proto
+
+}  // namespace tern::engine
+
+#include "core/wait_inl.hpp"

@@ -1,0 +1,216 @@
+// Creating a worker: its transports, its address, and endpoints to peers.
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "core/address.hpp"
+#include "core/worker_impl.hpp"
+#include "tag/wire.hpp"
+#include "tern/runtime/log.hpp"
+#include "transport/iface_params.hpp"
+
+namespace tern::engine {
+namespace {
+
+uint64_t make_uuid() {
+  uint64_t uuid = 0;
+  if (getrandom(&uuid, sizeof(uuid), 0) != sizeof(uuid)) {
+    uuid = (static_cast<uint64_t>(getpid()) << 32) ^ reinterpret_cast<uintptr_t>(&uuid);
+  }
+  return uuid == 0 ? 1 : uuid;
+}
+
+std::string default_job_id() {
+  const char* from_env = std::getenv("TERN_JOB_ID");
+  std::string id = from_env != nullptr ? from_env : "p" + std::to_string(getpid());
+  // Only characters that are safe in shm and socket names.
+  for (char& c : id) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+  }
+  return id;
+}
+
+bool transport_allowed(const std::string& list, const char* name) {
+  if (list.empty()) return true;
+  std::string_view rest(list);
+  while (!rest.empty()) {
+    auto comma = rest.find(',');
+    auto item = rest.substr(0, comma);
+    if (item == "all" || item == name) return true;
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+Status WorkerImpl::create(const WorkerParams& params, std::unique_ptr<WorkerImpl>& out) {
+  std::unique_ptr<WorkerImpl> worker(new (std::nothrow) WorkerImpl());
+  if (!worker) return Status::NoMemory;
+  worker->params_ = params;
+  if (worker->params_.job_id.empty()) worker->params_.job_id = default_job_id();
+  worker->uuid_ = make_uuid();
+  worker->thread_safe_ = params.thread_safe;
+  if (Status s = worker->open_wakeup(); s != Status::Ok) return s;
+  if (Status s = worker->open_ifaces(); s != Status::Ok) return s;
+  out = std::move(worker);
+  return Status::Ok;
+}
+
+Status WorkerImpl::open_wakeup() {
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  signal_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (epoll_fd_ < 0 || signal_fd_ < 0) {
+    TERN_LOG(Error, "worker: cannot create wakeup descriptors: %s", std::strerror(errno));
+    return Status::IoError;
+  }
+  epoll_event event{};
+  event.events = EPOLLIN;
+  event.data.fd = signal_fd_;
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, signal_fd_, &event) != 0) return Status::IoError;
+  return Status::Ok;
+}
+
+Status WorkerImpl::open_ifaces() {
+  transport::IfaceParams iface_params;
+  iface_params.job_id = params_.job_id;
+  iface_params.worker_uuid = uuid_;
+  iface_params.expected_peers = params_.local_peers;
+  iface_params.config = params_.config;
+
+  using Factory = std::unique_ptr<transport::Iface> (*)(const transport::IfaceParams&, Status&);
+  struct Candidate {
+    const char* name;
+    Factory factory;
+  };
+  static constexpr Candidate kTransports[] = {
+      {"self", &transport::create_self_iface},
+      {"shm", &transport::create_shm_iface},
+  };
+  for (const Candidate& candidate : kTransports) {
+    if (!transport_allowed(params_.config.transports, candidate.name)) continue;
+    Status status = Status::Ok;
+    std::unique_ptr<transport::Iface> iface = candidate.factory(iface_params, status);
+    if (!iface) {
+      TERN_LOG(Warn, "worker: transport %s unavailable: %s", candidate.name, to_string(status));
+      continue;
+    }
+    ifaces_.push_back(std::move(iface));
+  }
+  if (ifaces_.empty()) {
+    TERN_LOG(Error, "worker: no transport could be opened (TERN_TLS=%s)", params_.config.transports.c_str());
+    return Status::Unreachable;
+  }
+  std::stable_sort(ifaces_.begin(), ifaces_.end(),
+                   [](const auto& a, const auto& b) { return a->attr().priority > b->attr().priority; });
+
+  std::vector<std::vector<std::byte>> iface_addresses;
+  std::vector<TransportAddress> entries;
+  iface_addresses.reserve(ifaces_.size());
+  for (auto& iface : ifaces_) {
+    iface_list_.push_back(iface.get());
+    register_am_handlers(*iface);
+    iface_addresses.push_back(iface->address());
+    if (int fd = iface->event_fd(); fd >= 0) {
+      epoll_event event{};
+      event.events = EPOLLIN;
+      event.data.fd = fd;
+      if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event) != 0) return Status::IoError;
+    }
+  }
+  for (std::size_t i = 0; i < ifaces_.size(); ++i) {
+    entries.push_back({ifaces_[i]->attr().name, iface_addresses[i]});
+  }
+  address_ = pack_worker_address(uuid_, entries);
+  return Status::Ok;
+}
+
+void WorkerImpl::register_am_handlers(transport::Iface& iface) {
+  iface.set_am_handler(tag::kAmHello, &proto::on_hello, this);
+  iface.set_am_handler(tag::kAmEager, &proto::on_eager, this);
+  iface.set_am_handler(tag::kAmEagerSync, &proto::on_eager_sync, this);
+  iface.set_am_handler(tag::kAmEagerFirst, &proto::on_eager_first, this);
+  iface.set_am_handler(tag::kAmEagerMiddle, &proto::on_eager_middle, this);
+  iface.set_am_handler(tag::kAmRndvRts, &proto::on_rndv_rts, this);
+  iface.set_am_handler(tag::kAmSendAck, &proto::on_send_ack, this);
+}
+
+WorkerImpl::~WorkerImpl() {
+  for (auto& [uuid, ep] : endpoints_) {
+    if (ep->pending_registered) ep->lane->pending_remove(&ep->pending);
+    ep->iface->destroy_ep(ep->lane);
+  }
+  endpoints_.clear();
+  ifaces_.clear();
+  if (signal_fd_ >= 0) close(signal_fd_);
+  if (epoll_fd_ >= 0) close(epoll_fd_);
+}
+
+Endpoint* WorkerImpl::find_endpoint(uint64_t uuid) const noexcept {
+  auto it = endpoints_.find(uuid);
+  return it == endpoints_.end() ? nullptr : it->second.get();
+}
+
+Status WorkerImpl::connect(std::span<const std::byte> peer_address, Endpoint*& endpoint) {
+  endpoint = nullptr;
+  WorkerAddress peer;
+  if (Status s = unpack_worker_address(peer_address, peer); s != Status::Ok) {
+    TERN_LOG(Error, "connect: malformed worker address (%zu bytes)", peer_address.size());
+    return s;
+  }
+  if (Endpoint* known = find_endpoint(peer.uuid)) {
+    endpoint = known;
+    return Status::Ok;
+  }
+  // The best transport of ours that reaches one of the peer's.
+  for (auto& iface : ifaces_) {
+    for (const TransportAddress& remote : peer.transports) {
+      if (remote.name != iface->attr().name || !iface->is_reachable(remote.address)) continue;
+      Status status = Status::Ok;
+      transport::Ep* lane = iface->create_ep(remote.address, status);
+      if (lane == nullptr) {
+        TERN_LOG(Warn, "connect: %s endpoint failed: %s", iface->attr().name, to_string(status));
+        continue;
+      }
+      auto ep = std::make_unique<Endpoint>();
+      ep->worker = this;
+      ep->iface = iface.get();
+      ep->lane = lane;
+      ep->peer_uuid = peer.uuid;
+      const transport::IfaceAttr& attr = iface->attr();
+      ep->max_short = attr.max_short;
+      ep->max_fragment = attr.max_bcopy - sizeof(tag::FragmentHeader);
+      const bool zcopy = (attr.flags & transport::kCapGetZcopy) != 0 && lane->supports_zcopy();
+      const std::size_t threshold =
+          params_.config.rndv_threshold != 0 ? params_.config.rndv_threshold : attr.rndv_threshold;
+      ep->rndv_threshold = zcopy ? std::max<std::size_t>(threshold, 1) : SIZE_MAX;
+      ep->pending.callback = &WorkerImpl::on_lane_ready;
+      endpoint = ep.get();
+      endpoints_.emplace(peer.uuid, std::move(ep));
+      TERN_LOG(Debug, "connect: peer %016llx over %s", static_cast<unsigned long long>(peer.uuid),
+               attr.name);
+      if (peer.uuid != uuid_) {
+        // Lets the peer connect back (for acks and rendezvous) without a
+        // separate address exchange.
+        send_control(endpoint, tag::kAmHello, 0, 0);
+      }
+      return Status::Ok;
+    }
+  }
+  TERN_LOG(Error, "connect: no transport reaches peer %016llx", static_cast<unsigned long long>(peer.uuid));
+  return Status::Unreachable;
+}
+
+std::vector<std::string> WorkerImpl::transport_names() const {
+  std::vector<std::string> names;
+  for (const auto& iface : ifaces_) names.emplace_back(iface->attr().name);
+  return names;
+}
+
+}  // namespace tern::engine

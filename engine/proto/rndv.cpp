@@ -1,0 +1,83 @@
+// Rendezvous: the sender announces (RTS) its buffer; the receiver, once
+// matched, copies the data straight out of the sender's memory (zero-copy
+// get: CMA on a node, memcpy for self) and acknowledges, which completes the
+// send.
+#include <algorithm>
+#include <cstring>
+
+#include "core/worker_impl.hpp"
+#include "tag/wire.hpp"
+#include "tern/runtime/log.hpp"
+
+namespace tern::engine {
+namespace {
+
+void on_get_done(transport::Completion* completion) {
+  RequestImpl* r = RequestImpl::from_completion(completion);
+  WorkerImpl& worker = *r->worker;
+  const Status status = completion->status != Status::Ok ? completion->status : r->final_status;
+  if (completion->status != Status::Ok) {
+    TERN_LOG(Error, "rendezvous: get of %zu bytes failed: %s", r->info().length, to_string(completion->status));
+  }
+  worker.send_control(r->endpoint, tag::kAmSendAck, r->peer_request, 0);
+  worker.complete(r, status);
+}
+
+}  // namespace
+
+void WorkerImpl::start_get(RequestImpl* r, Endpoint* sender, uint64_t remote_address, std::size_t length,
+                           uint64_t sender_request) {
+  r->endpoint = sender;
+  r->peer_request = sender_request;
+  const std::size_t copied = std::min(length, r->length);
+  r->final_status = length > r->length ? Status::Truncated : Status::Ok;
+  r->completion.callback = &on_get_done;
+  r->completion.count = 1;
+  r->completion.status = Status::Ok;
+  if (copied == 0) {
+    on_get_done(&r->completion);
+    return;
+  }
+  Status status = sender->lane->get_zcopy(r->buffer, copied, {remote_address, 0}, &r->completion);
+  if (status == Status::InProgress) return;
+  r->completion.status = status;
+  on_get_done(&r->completion);
+}
+
+namespace proto {
+
+void on_rndv_rts(void* arg, const void* data, std::size_t length) {
+  auto& worker = *static_cast<WorkerImpl*>(arg);
+  if (length < sizeof(tag::RtsHeader)) return;
+  tag::RtsHeader header;
+  std::memcpy(&header, data, sizeof(header));
+  Endpoint* sender = worker.find_endpoint(header.sender_uuid);
+  if (sender == nullptr) {
+    TERN_LOG(Error, "rendezvous from unknown peer %016llx dropped", static_cast<unsigned long long>(header.sender_uuid));
+    return;
+  }
+  if (tag::ExpectedEntry* entry = worker.matcher_.match_expected(header.tag)) {
+    RequestImpl* r = RequestImpl::from_expected(entry);
+    r->mutable_info() = {header.tag, header.length};
+    worker.start_get(r, sender, header.address, header.length, header.sender_request);
+    return;
+  }
+  Message* m = worker.unexpected_.get();
+  if (m == nullptr) {
+    TERN_LOG(Error, "rendezvous: no memory for an unexpected message; dropped");
+    return;
+  }
+  m->entry.tag = header.tag;
+  m->kind = UnexpectedKind::Rendezvous;
+  m->sender = sender;
+  m->sender_request = header.sender_request;
+  m->remote_address = header.address;
+  m->length = header.length;
+  m->arrived = 0;
+  m->data = m->inline_data;  // unused; keeps free_unexpected from freeing
+  m->in_matcher = true;
+  worker.matcher_.add_unexpected(&m->entry);
+}
+
+}  // namespace proto
+}  // namespace tern::engine

@@ -1,0 +1,308 @@
+// Receive side of the eager protocols: posting receives, probing, and the
+// handlers that match arriving messages against posted receives or keep them
+// as unexpected.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/address.hpp"
+#include "core/worker_impl.hpp"
+#include "tag/wire.hpp"
+#include "tern/runtime/compiler.hpp"
+#include "tern/runtime/log.hpp"
+
+namespace tern::engine {
+namespace {
+
+template <typename Header>
+Header read_header(const void* data) {
+  Header header;
+  std::memcpy(&header, data, sizeof(header));
+  return header;
+}
+
+// Copies what fits; the status says whether the message was cut.
+void deliver_whole(WorkerImpl& worker, RequestImpl* r, uint64_t tag, const void* data, std::size_t length) {
+  const std::size_t copied = std::min(length, r->length);
+  if (copied != 0) std::memcpy(r->buffer, data, copied);
+  r->mutable_info() = {tag, length};
+  worker.complete(r, length > r->length ? Status::Truncated : Status::Ok);
+}
+
+Message* new_unexpected(WorkerImpl& worker, uint64_t tag, std::size_t length) {
+  Message* m = worker.unexpected_.get();
+  if (m == nullptr) return nullptr;
+  m->entry.tag = tag;
+  m->kind = UnexpectedKind::Eager;
+  m->in_matcher = false;
+  m->sender = nullptr;
+  m->sender_request = 0;
+  m->remote_address = 0;
+  m->length = length;
+  m->arrived = 0;
+  if (length <= sizeof(m->inline_data)) {
+    m->data = m->inline_data;
+  } else {
+    m->data = static_cast<std::byte*>(std::malloc(length));
+    if (m->data == nullptr) {
+      worker.unexpected_.put(m);
+      return nullptr;
+    }
+  }
+  return m;
+}
+
+void add_unexpected(WorkerImpl& worker, Message* m) {
+  m->in_matcher = true;
+  worker.matcher_.add_unexpected(&m->entry);
+}
+
+Endpoint* sender_endpoint(WorkerImpl& worker, uint64_t uuid, const char* what) {
+  Endpoint* ep = worker.find_endpoint(uuid);
+  if (TERN_UNLIKELY(ep == nullptr)) {
+    TERN_LOG(Error, "%s from unknown peer %016llx dropped", what, static_cast<unsigned long long>(uuid));
+  }
+  return ep;
+}
+
+}  // namespace
+
+void free_unexpected(WorkerImpl& worker, Message* m) {
+  if (m->data != m->inline_data) std::free(m->data);
+  m->data = nullptr;
+  worker.unexpected_.put(m);
+}
+
+// --- posting, probing
+
+Status WorkerImpl::tag_recv_nb(void* buffer, std::size_t length, uint64_t tag, uint64_t mask, Request*& request,
+                               TagRecvInfo* info) {
+  request = nullptr;
+  if (TERN_UNLIKELY(buffer == nullptr && length != 0)) {
+    TERN_LOG(Error, "tag_recv: null buffer with length %zu", length);
+    return Status::InvalidParam;
+  }
+  if (TERN_UNLIKELY(length > kMaxMessageLength)) {
+    TERN_LOG(Error, "tag_recv: length %zu exceeds the maximum message length %zu", length, kMaxMessageLength);
+    return Status::MessageTooLong;
+  }
+  if (matcher_.unexpected_count() != 0) {
+    if (tag::UnexpectedEntry* entry = matcher_.find_unexpected(tag, mask, true)) {
+      Message* m = container_of(entry, &Message::entry);
+      m->in_matcher = false;
+      return tag_msg_recv_nb(buffer, length, m, request, info);
+    }
+  }
+  RequestImpl* r = new_request(RequestKind::Recv);
+  if (r == nullptr) return Status::NoMemory;
+  r->buffer = buffer;
+  r->length = length;
+  r->expected.tag = tag;
+  r->expected.mask = mask;
+  matcher_.post(&r->expected);
+  request = r;
+  return Status::InProgress;
+}
+
+Status WorkerImpl::tag_probe(uint64_t tag, uint64_t mask, TagRecvInfo& info, Message** message) {
+  if (matcher_.unexpected_count() == 0) return Status::NotFound;
+  tag::UnexpectedEntry* entry = matcher_.find_unexpected(tag, mask, message != nullptr);
+  if (entry == nullptr) return Status::NotFound;
+  Message* m = container_of(entry, &Message::entry);
+  info = {m->entry.tag, m->length};
+  if (message != nullptr) {
+    m->in_matcher = false;
+    *message = m;
+    // A probe that removes the message matches it: a synchronous eager send
+    // may complete now.
+    if (m->kind == UnexpectedKind::Eager && m->sender_request != 0) {
+      send_control(m->sender, tag::kAmSendAck, m->sender_request, 0);
+      m->sender_request = 0;
+    }
+  }
+  return Status::Ok;
+}
+
+Status WorkerImpl::tag_msg_recv_nb(void* buffer, std::size_t length, Message* m, Request*& request,
+                                   TagRecvInfo* info) {
+  request = nullptr;
+  if (TERN_UNLIKELY(m == nullptr || m->in_matcher)) {
+    TERN_LOG(Error, "tag_msg_recv: invalid message handle %p", static_cast<void*>(m));
+    return Status::InvalidParam;
+  }
+  if (TERN_UNLIKELY(buffer == nullptr && length != 0)) {
+    TERN_LOG(Error, "tag_msg_recv: null buffer with length %zu", length);
+    return Status::InvalidParam;
+  }
+  const TagRecvInfo found{m->entry.tag, m->length};
+  if (m->kind == UnexpectedKind::Eager) {
+    if (m->sender_request != 0) {
+      send_control(m->sender, tag::kAmSendAck, m->sender_request, 0);
+      m->sender_request = 0;
+    }
+    const std::size_t copied = std::min(m->arrived, length);
+    if (copied != 0) std::memcpy(buffer, m->data, copied);
+    if (m->arrived == m->length) {
+      free_unexpected(*this, m);
+      if (info != nullptr) *info = found;
+      return found.length > length ? Status::Truncated : Status::Ok;
+    }
+    // Fragments are still arriving: they go straight to the user's buffer now.
+    RequestImpl* r = new_request(RequestKind::Recv);
+    if (r == nullptr) return Status::NoMemory;
+    r->buffer = buffer;
+    r->length = length;
+    r->offset = m->arrived;
+    r->mutable_info() = found;
+    m->sender->rx_unexpected = nullptr;
+    m->sender->rx_request = r;
+    free_unexpected(*this, m);
+    request = r;
+    return Status::InProgress;
+  }
+  // Rendezvous: fetch the data from the sender.
+  RequestImpl* r = new_request(RequestKind::Recv);
+  if (r == nullptr) return Status::NoMemory;
+  r->buffer = buffer;
+  r->length = length;
+  Endpoint* sender = m->sender;
+  const uint64_t address = m->remote_address;
+  const uint64_t sender_request = m->sender_request;
+  free_unexpected(*this, m);
+  r->mutable_info() = found;
+  start_get(r, sender, address, found.length, sender_request);
+  if (r->done()) {
+    Status status = r->status();
+    if (info != nullptr) *info = found;
+    requests_.put(r);
+    return status;
+  }
+  request = r;
+  return Status::InProgress;
+}
+
+// --- handlers
+
+namespace proto {
+
+void on_hello(void* arg, const void* data, std::size_t length) {
+  auto* worker = static_cast<WorkerImpl*>(arg);
+  Endpoint* ep = nullptr;
+  Status status = worker->connect({static_cast<const std::byte*>(data), length}, ep);
+  if (status != Status::Ok) TERN_LOG(Error, "hello: cannot connect back to a peer: %s", to_string(status));
+}
+
+void on_eager(void* arg, const void* data, std::size_t length) {
+  auto& worker = *static_cast<WorkerImpl*>(arg);
+  const uint64_t tag = read_header<uint64_t>(data);
+  const auto* payload = static_cast<const std::byte*>(data) + sizeof(uint64_t);
+  const std::size_t payload_length = length - sizeof(uint64_t);
+  if (tag::ExpectedEntry* entry = worker.matcher_.match_expected(tag)) {
+    deliver_whole(worker, RequestImpl::from_expected(entry), tag, payload, payload_length);
+    return;
+  }
+  Message* m = new_unexpected(worker, tag, payload_length);
+  if (m == nullptr) {
+    TERN_LOG(Error, "eager: no memory for an unexpected message of %zu bytes; dropped", payload_length);
+    return;
+  }
+  if (payload_length != 0) std::memcpy(m->data, payload, payload_length);
+  m->arrived = payload_length;
+  add_unexpected(worker, m);
+}
+
+void on_eager_sync(void* arg, const void* data, std::size_t length) {
+  auto& worker = *static_cast<WorkerImpl*>(arg);
+  const auto header = read_header<tag::EagerSyncHeader>(data);
+  Endpoint* sender = sender_endpoint(worker, header.sender_uuid, "synchronous send");
+  if (sender == nullptr) return;
+  const auto* payload = static_cast<const std::byte*>(data) + sizeof(header);
+  const std::size_t payload_length = length - sizeof(header);
+  if (tag::ExpectedEntry* entry = worker.matcher_.match_expected(header.tag)) {
+    worker.send_control(sender, tag::kAmSendAck, header.sender_request, 0);
+    deliver_whole(worker, RequestImpl::from_expected(entry), header.tag, payload, payload_length);
+    return;
+  }
+  Message* m = new_unexpected(worker, header.tag, payload_length);
+  if (m == nullptr) {
+    TERN_LOG(Error, "eager: no memory for an unexpected message of %zu bytes; dropped", payload_length);
+    return;
+  }
+  if (payload_length != 0) std::memcpy(m->data, payload, payload_length);
+  m->arrived = payload_length;
+  m->sender = sender;
+  m->sender_request = header.sender_request;
+  add_unexpected(worker, m);
+}
+
+void on_eager_first(void* arg, const void* data, std::size_t length) {
+  auto& worker = *static_cast<WorkerImpl*>(arg);
+  const auto header = read_header<tag::EagerFirstHeader>(data);
+  Endpoint* sender = sender_endpoint(worker, header.sender_uuid, "eager fragment");
+  if (sender == nullptr) return;
+  const auto* payload = static_cast<const std::byte*>(data) + sizeof(header);
+  const std::size_t payload_length = length - sizeof(header);
+  if (tag::ExpectedEntry* entry = worker.matcher_.match_expected(header.tag)) {
+    RequestImpl* r = RequestImpl::from_expected(entry);
+    if (header.sender_request != 0) worker.send_control(sender, tag::kAmSendAck, header.sender_request, 0);
+    const std::size_t copied = std::min(payload_length, r->length);
+    if (copied != 0) std::memcpy(r->buffer, payload, copied);
+    r->offset = payload_length;
+    r->mutable_info() = {header.tag, header.total_length};
+    sender->rx_request = r;
+    return;
+  }
+  Message* m = new_unexpected(worker, header.tag, header.total_length);
+  if (m == nullptr) {
+    TERN_LOG(Error, "eager: no memory for an unexpected message of %zu bytes; dropped",
+             static_cast<std::size_t>(header.total_length));
+    return;
+  }
+  std::memcpy(m->data, payload, payload_length);
+  m->arrived = payload_length;
+  m->sender = sender;
+  m->sender_request = header.sender_request;
+  sender->rx_unexpected = m;
+  add_unexpected(worker, m);
+}
+
+void on_eager_middle(void* arg, const void* data, std::size_t length) {
+  auto& worker = *static_cast<WorkerImpl*>(arg);
+  const auto header = read_header<tag::FragmentHeader>(data);
+  Endpoint* sender = sender_endpoint(worker, header.sender_uuid, "eager fragment");
+  if (sender == nullptr) return;
+  const auto* payload = static_cast<const std::byte*>(data) + sizeof(header);
+  const std::size_t payload_length = length - sizeof(header);
+  if (RequestImpl* r = sender->rx_request) {
+    if (r->offset < r->length) {
+      const std::size_t copied = std::min(payload_length, r->length - r->offset);
+      std::memcpy(static_cast<char*>(r->buffer) + r->offset, payload, copied);
+    }
+    r->offset += payload_length;
+    if (r->offset >= r->info().length) {
+      sender->rx_request = nullptr;
+      worker.complete(r, r->info().length > r->length ? Status::Truncated : Status::Ok);
+    }
+    return;
+  }
+  if (Message* m = sender->rx_unexpected) {
+    const std::size_t copied = std::min(payload_length, m->length - m->arrived);
+    std::memcpy(m->data + m->arrived, payload, copied);
+    m->arrived += copied;
+    if (m->arrived == m->length) sender->rx_unexpected = nullptr;
+    return;
+  }
+  TERN_LOG(Error, "eager: fragment without a message in progress from %016llx dropped",
+           static_cast<unsigned long long>(header.sender_uuid));
+}
+
+void on_send_ack(void* arg, const void* data, std::size_t length) {
+  auto& worker = *static_cast<WorkerImpl*>(arg);
+  if (length < sizeof(tag::SendAckHeader)) return;
+  const auto header = read_header<tag::SendAckHeader>(data);
+  auto* r = reinterpret_cast<RequestImpl*>(header.sender_request);
+  worker.complete(r, Status::Ok);
+}
+
+}  // namespace proto
+}  // namespace tern::engine

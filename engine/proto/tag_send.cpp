@@ -1,0 +1,228 @@
+// Send protocols: short, synchronous single message, eager fragments and
+// rendezvous; and the per-endpoint queue that keeps sends in posting order
+// while the lane has no room.
+#include <algorithm>
+#include <cstring>
+
+#include "core/worker_impl.hpp"
+#include "tag/wire.hpp"
+#include "tern/runtime/compiler.hpp"
+#include "tern/runtime/log.hpp"
+
+namespace tern::engine {
+namespace {
+
+struct PackArgs {
+  RequestImpl* request;
+  std::size_t payload = 0;  // out: user bytes packed
+};
+
+template <typename Header>
+std::size_t pack_with_header(void* dest, std::size_t capacity, const Header& header, const void* data,
+                             std::size_t available, std::size_t& payload) {
+  std::memcpy(dest, &header, sizeof(header));
+  payload = std::min(available, capacity - sizeof(header));
+  if (payload != 0) std::memcpy(static_cast<char*>(dest) + sizeof(header), data, payload);
+  return sizeof(header) + payload;
+}
+
+std::size_t pack_sync(void* dest, std::size_t capacity, void* arg) {
+  auto* args = static_cast<PackArgs*>(arg);
+  RequestImpl* r = args->request;
+  tag::EagerSyncHeader header{r->tag, r->worker->uuid_, reinterpret_cast<uint64_t>(r)};
+  return pack_with_header(dest, capacity, header, r->buffer, r->length, args->payload);
+}
+
+std::size_t pack_first(void* dest, std::size_t capacity, void* arg) {
+  auto* args = static_cast<PackArgs*>(arg);
+  RequestImpl* r = args->request;
+  const uint64_t ack_to = (r->flags & kSendSync) != 0 ? reinterpret_cast<uint64_t>(r) : 0;
+  tag::EagerFirstHeader header{r->tag, r->worker->uuid_, r->length, ack_to};
+  return pack_with_header(dest, capacity, header, r->buffer, r->length, args->payload);
+}
+
+std::size_t pack_middle(void* dest, std::size_t capacity, void* arg) {
+  auto* args = static_cast<PackArgs*>(arg);
+  RequestImpl* r = args->request;
+  tag::FragmentHeader header{r->worker->uuid_};
+  return pack_with_header(dest, capacity, header, static_cast<const char*>(r->buffer) + r->offset,
+                          r->length - r->offset, args->payload);
+}
+
+std::size_t pack_rts(void* dest, std::size_t capacity, void* arg) {
+  auto* r = static_cast<RequestImpl*>(arg);
+  tag::RtsHeader header{r->tag, r->worker->uuid_, reinterpret_cast<uint64_t>(r),
+                        reinterpret_cast<uint64_t>(r->buffer), r->length};
+  if (capacity < sizeof(header)) return 0;
+  std::memcpy(dest, &header, sizeof(header));
+  return sizeof(header);
+}
+
+std::size_t pack_hello(void* dest, std::size_t capacity, void* arg) {
+  auto address = static_cast<WorkerImpl*>(arg)->address();
+  if (address.size() > capacity) return 0;
+  std::memcpy(dest, address.data(), address.size());
+  return address.size();
+}
+
+// Sends an internal message now; WouldBlock when the lane is full.
+Status send_control_now(WorkerImpl& worker, Endpoint* ep, uint8_t am_id, uint64_t word0, uint64_t word1) {
+  if (am_id == tag::kAmHello) {
+    ssize_t packed = ep->lane->am_bcopy(am_id, &pack_hello, &worker);
+    return packed < 0 ? static_cast<Status>(packed) : Status::Ok;
+  }
+  return ep->lane->am_short(am_id, word0, &word1, sizeof(word1));
+}
+
+Status bcopy_status(ssize_t packed) { return packed < 0 ? static_cast<Status>(packed) : Status::Ok; }
+
+}  // namespace
+
+Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t length, uint64_t tag,
+                               Request*& request, unsigned flags) {
+  request = nullptr;
+  if (TERN_UNLIKELY(!owns(ep))) {
+    TERN_LOG(Error, "tag_send: unknown endpoint %p", static_cast<const void*>(ep));
+    return Status::InvalidParam;
+  }
+  if (TERN_UNLIKELY(buffer == nullptr && length != 0)) {
+    TERN_LOG(Error, "tag_send: null buffer with length %zu", length);
+    return Status::InvalidParam;
+  }
+  if (TERN_LIKELY(length <= ep->max_short && flags == 0 && ep->send_queue.empty())) {
+    Status status = ep->lane->am_short(tag::kAmEager, tag, buffer, length);
+    if (TERN_LIKELY(status == Status::Ok)) return Status::Ok;
+    if (status != Status::WouldBlock) return status;
+  }
+  if (TERN_UNLIKELY(length > kMaxMessageLength)) {
+    TERN_LOG(Error, "tag_send: length %zu exceeds the maximum message length %zu", length, kMaxMessageLength);
+    return Status::MessageTooLong;
+  }
+  RequestImpl* r = new_request(RequestKind::Send);
+  if (r == nullptr) return Status::NoMemory;
+  r->endpoint = ep;
+  r->buffer = const_cast<void*>(buffer);
+  r->length = length;
+  r->tag = tag;
+  r->flags = flags;
+  const bool sync = (flags & kSendSync) != 0;
+  const std::size_t single_capacity = ep->max_fragment + sizeof(tag::FragmentHeader) - sizeof(tag::EagerSyncHeader);
+  if (length >= ep->rndv_threshold && length > 0) {
+    r->protocol = SendProtocol::Rendezvous;
+  } else if (sync && length <= single_capacity) {
+    r->protocol = SendProtocol::SyncSingle;
+  } else if (!sync && length <= ep->max_short) {
+    r->protocol = SendProtocol::Short;
+  } else {
+    r->protocol = SendProtocol::Fragments;
+  }
+
+  Status status = ep->send_queue.empty() ? send_progress(r) : Status::WouldBlock;
+  if (status == Status::Ok || is_error(status)) {
+    requests_.put(r);
+    return status;
+  }
+  if (status == Status::WouldBlock) enqueue_send(ep, r);
+  request = r;
+  return Status::InProgress;
+}
+
+Status WorkerImpl::send_progress(RequestImpl* r) {
+  Endpoint* ep = r->endpoint;
+  switch (r->protocol) {
+    case SendProtocol::Short:
+      return ep->lane->am_short(tag::kAmEager, r->tag, r->buffer, r->length);
+
+    case SendProtocol::SyncSingle: {
+      PackArgs args{r};
+      Status status = bcopy_status(ep->lane->am_bcopy(tag::kAmEagerSync, &pack_sync, &args));
+      return status == Status::Ok ? Status::InProgress : status;
+    }
+
+    case SendProtocol::Fragments:
+      while (r->offset < r->length) {
+        PackArgs args{r};
+        ssize_t packed = r->offset == 0 ? ep->lane->am_bcopy(tag::kAmEagerFirst, &pack_first, &args)
+                                        : ep->lane->am_bcopy(tag::kAmEagerMiddle, &pack_middle, &args);
+        if (packed < 0) return static_cast<Status>(packed);
+        r->offset += args.payload;
+      }
+      return (r->flags & kSendSync) != 0 ? Status::InProgress : Status::Ok;
+
+    case SendProtocol::Rendezvous: {
+      Status status = bcopy_status(ep->lane->am_bcopy(tag::kAmRndvRts, &pack_rts, r));
+      return status == Status::Ok ? Status::InProgress : status;
+    }
+
+    case SendProtocol::Control:
+      return send_control_now(*this, ep, r->control_id, r->control_words[0], r->control_words[1]);
+  }
+  return Status::InvalidParam;
+}
+
+void WorkerImpl::finish_send_step(RequestImpl* r, Status status) {
+  if (status == Status::InProgress) return;  // all out; the ack completes it
+  complete(r, status);
+}
+
+void WorkerImpl::enqueue_send(Endpoint* ep, RequestImpl* r) {
+  ep->send_queue.push_back(r);
+  while (!ep->pending_registered) {
+    Status added = ep->lane->pending_add(&ep->pending);
+    if (added == Status::Ok) {
+      ep->pending_registered = true;
+      ++blocked_endpoints_;
+      return;
+    }
+    if (added != Status::Busy) {
+      TERN_LOG(Error, "send: cannot queue on %s: %s", ep->iface->attr().name, to_string(added));
+      while (RequestImpl* failed = ep->send_queue.pop_front()) complete(failed, added);
+      return;
+    }
+    // Busy: the lane has room again already.
+    if (drain_send_queue(ep) == Status::Ok) return;
+  }
+}
+
+Status WorkerImpl::drain_send_queue(Endpoint* ep) {
+  while (RequestImpl* r = ep->send_queue.front()) {
+    Status status = send_progress(r);
+    if (status == Status::WouldBlock) return status;
+    ep->send_queue.remove(r);
+    finish_send_step(r, status);
+  }
+  return Status::Ok;
+}
+
+Status WorkerImpl::on_lane_ready(transport::PendingEntry* entry) {
+  Endpoint* ep = container_of(entry, &Endpoint::pending);
+  Status status = ep->worker->drain_send_queue(ep);
+  if (status == Status::Ok) {
+    ep->pending_registered = false;
+    --ep->worker->blocked_endpoints_;
+  }
+  return status;
+}
+
+void WorkerImpl::send_control(Endpoint* ep, uint8_t am_id, uint64_t word0, uint64_t word1) {
+  if (ep->send_queue.empty()) {
+    Status status = send_control_now(*this, ep, am_id, word0, word1);
+    if (status != Status::WouldBlock) {
+      if (status != Status::Ok) TERN_LOG(Error, "send: control message %u failed: %s", am_id, to_string(status));
+      return;
+    }
+  }
+  RequestImpl* r = new_request(RequestKind::Control);
+  if (r == nullptr) {
+    TERN_LOG(Error, "send: no memory to queue control message %u", am_id);
+    return;
+  }
+  r->endpoint = ep;
+  r->protocol = SendProtocol::Control;
+  r->control_id = am_id;
+  r->control_words[0] = word0;
+  r->control_words[1] = word1;
+  enqueue_send(ep, r);
+}
+
+}  // namespace tern::engine

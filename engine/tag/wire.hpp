@@ -1,0 +1,55 @@
+// On-the-wire layout of the tag protocols' active messages. Every header is
+// a trivially copyable struct written at the start of a transport message;
+// payload bytes follow it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace tern::engine::tag {
+
+enum AmId : uint8_t {
+  kAmHello = 1,       // first message on a connection: the sender's worker address
+  kAmEager = 2,       // whole message in one transport message: [tag][data]
+  kAmEagerSync = 3,   // one message, sender waits for a match: EagerSyncHeader + data
+  kAmEagerFirst = 4,  // first fragment of a multi-fragment message: EagerFirstHeader + data
+  kAmEagerMiddle = 5, // later fragments: FragmentHeader + data
+  kAmRndvRts = 6,     // rendezvous request to send: RtsHeader
+  kAmSendAck = 7,     // completes a sender's request (after a rendezvous get or a sync match)
+};
+
+struct EagerSyncHeader {
+  uint64_t tag;
+  uint64_t sender_uuid;
+  uint64_t sender_request;
+};
+
+struct EagerFirstHeader {
+  uint64_t tag;
+  uint64_t sender_uuid;
+  uint64_t total_length;
+  uint64_t sender_request;  // non-zero for synchronous sends
+};
+
+struct FragmentHeader {
+  uint64_t sender_uuid;
+};
+
+struct RtsHeader {
+  uint64_t tag;
+  uint64_t sender_uuid;
+  uint64_t sender_request;
+  uint64_t address;  // of the sender's buffer, for the receiver's zero-copy get
+  uint64_t length;
+};
+
+struct SendAckHeader {
+  uint64_t sender_request;
+  int64_t status;  // tern::Status of the receive side
+};
+
+static_assert(std::is_trivially_copyable_v<EagerFirstHeader> && sizeof(EagerFirstHeader) == 32);
+static_assert(sizeof(RtsHeader) == 40 && sizeof(SendAckHeader) == 16);
+
+}  // namespace tern::engine::tag

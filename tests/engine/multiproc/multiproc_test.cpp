@@ -1,0 +1,374 @@
+// The engine across processes on this node (shm transport): every protocol
+// boundary, random traffic with wildcards among 4 processes, truncation,
+// synchronous sends, CMA switched off, wakeup by a peer's send, and no
+// shared-memory segment left behind. Processes come from ForkJob; a child's
+// failure is its exit code, gathered by rank 0.
+#include <dirent.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tern/engine/worker.hpp"
+#include "tern/runtime/fork_job.hpp"
+
+namespace tern::engine {
+namespace {
+
+using runtime::ForkJob;
+
+constexpr uint64_t kAnySourceAnyTag = 0;  // mask: match everything
+constexpr unsigned kTimeoutSeconds = 90;
+
+// In forked ranks gtest assertions cannot be used (a failed ASSERT would
+// return into the test runner of a child); checks print and fail the rank.
+#define RANK_CHECK(cond)                                                                        \
+  do {                                                                                          \
+    if (!(cond)) {                                                                              \
+      std::fprintf(stderr, "rank %u: check failed at %s:%d: %s\n", ctx.rank, __FILE__, __LINE__, \
+                   #cond);                                                                      \
+      return 1;                                                                                 \
+    }                                                                                           \
+  } while (0)
+
+struct Context {
+  unsigned rank = 0;
+  unsigned size = 0;
+  ForkJob* job = nullptr;
+  std::unique_ptr<Worker> worker;
+  std::vector<Endpoint*> peers;  // by rank
+};
+
+uint64_t make_tag(unsigned source, uint32_t user_tag) { return (uint64_t{source} << 32) | user_tag; }
+
+unsigned char pattern_byte(uint64_t seed, std::size_t i) {
+  return static_cast<unsigned char>((seed * 2654435761u + i * 131 + (i >> 9)) & 0xff);
+}
+
+void fill(std::vector<unsigned char>& buffer, std::size_t length, uint64_t seed) {
+  for (std::size_t i = 0; i < length; ++i) buffer[i] = pattern_byte(seed, i);
+}
+
+bool verify(const unsigned char* buffer, std::size_t length, uint64_t seed) {
+  for (std::size_t i = 0; i < length; ++i) {
+    if (buffer[i] != pattern_byte(seed, i)) {
+      std::fprintf(stderr, "data mismatch at byte %zu of %zu (seed %llu)\n", i, length,
+                   static_cast<unsigned long long>(seed));
+      return false;
+    }
+  }
+  return true;
+}
+
+// Forks `size` ranks, connects every worker to every other, runs `body` and
+// returns the job's combined exit code (in rank 0; children never return).
+int run_job(unsigned size, const std::function<int(Context&)>& body,
+            const std::function<void(WorkerParams&)>& tune = {}) {
+  ForkJob job;
+  if (ForkJob::start(size, job, kTimeoutSeconds) != Status::Ok) return 99;
+  Context ctx;
+  ctx.rank = job.rank();
+  ctx.size = job.size();
+  ctx.job = &job;
+  int rc = [&]() -> int {
+    WorkerParams params;
+    params.local_peers = size - 1;
+    if (tune) tune(params);
+    RANK_CHECK(Worker::create(params, ctx.worker) == Status::Ok);
+    std::vector<std::vector<std::byte>> addresses;
+    std::vector<std::byte> mine(ctx.worker->address().begin(), ctx.worker->address().end());
+    RANK_CHECK(job.allgather(mine, addresses) == Status::Ok);
+    ctx.peers.resize(size);
+    for (unsigned r = 0; r < size; ++r) {
+      RANK_CHECK(ctx.worker->connect(addresses[r], ctx.peers[r]) == Status::Ok);
+      RANK_CHECK(std::strcmp(ctx.worker->transport_of(ctx.peers[r]), r == ctx.rank ? "self" : "shm") == 0);
+    }
+    job.barrier();
+    int result = body(ctx);
+    // Keep serving peers (acks, gets) until everyone is done.
+    job.barrier();
+    ctx.worker.reset();
+    return result;
+  }();
+  return job.finish(rc);
+}
+
+std::vector<std::size_t> boundary_sizes(Worker& worker, Endpoint* ep) {
+  std::vector<std::size_t> sizes;
+  for (std::size_t s = 1; s <= (16u << 20); s *= 2) sizes.push_back(s);
+  sizes.push_back(0);
+  for (std::size_t around : {std::size_t{8192 - 16}, std::size_t{8192 - 40}, std::size_t{8192}, std::size_t{3 * 8192}}) {
+    for (std::size_t delta : {std::size_t{0}, std::size_t{1}}) {
+      sizes.push_back(around - delta);
+      sizes.push_back(around + 1);
+    }
+  }
+  const std::size_t rndv = worker.rndv_threshold(ep);
+  if (rndv != SIZE_MAX) {
+    for (std::size_t s : {rndv - 1, rndv, rndv + 1}) sizes.push_back(s);
+  }
+  sizes.push_back(16u << 20);
+  sizes.push_back((16u << 20) - 3);
+  return sizes;
+}
+
+TEST(EngineMultiProcess, TwoRanksEveryProtocolBoundary) {
+  int rc = run_job(2, [](Context& ctx) -> int {
+    Worker& w = *ctx.worker;
+    const unsigned peer = 1 - ctx.rank;
+    auto sizes = boundary_sizes(w, ctx.peers[peer]);
+    std::vector<unsigned char> out(16u << 20), in((16u << 20) + 64);
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const std::size_t length = sizes[i];
+      const bool prepost = (i % 2) == 0;
+      if (ctx.rank == 0) {
+        fill(out, length, i);
+        RANK_CHECK(w.tag_send(ctx.peers[1], out.data(), length, make_tag(0, 1)) == Status::Ok);
+        TagRecvInfo info;
+        RANK_CHECK(w.tag_recv(in.data(), length, make_tag(1, 2), ~uint64_t{0}, &info) == Status::Ok);
+        RANK_CHECK(info.length == length);
+        RANK_CHECK(verify(in.data(), length, i + 1000));
+      } else {
+        Request* recv = nullptr;
+        TagRecvInfo info;
+        in[length] = 0xab;
+        if (prepost) {
+          RANK_CHECK(w.tag_recv_nb(in.data(), length, make_tag(0, 1), ~uint64_t{0}, recv, &info) ==
+                     Status::InProgress);
+          RANK_CHECK(w.wait(recv) == Status::Ok);
+        } else {
+          // Let the message arrive unexpected first.
+          while (w.tag_probe(make_tag(0, 1), ~uint64_t{0}, info) != Status::Ok) w.progress();
+          RANK_CHECK(info.length == length);
+          RANK_CHECK(w.tag_recv(in.data(), length, make_tag(0, 1), ~uint64_t{0}, &info) == Status::Ok);
+        }
+        RANK_CHECK(verify(in.data(), length, i));
+        RANK_CHECK(in[length] == 0xab);
+        fill(out, length, i + 1000);
+        RANK_CHECK(w.tag_send(ctx.peers[0], out.data(), length, make_tag(1, 2)) == Status::Ok);
+      }
+    }
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+TEST(EngineMultiProcess, FourRanksRandomSizesTagsAndWildcards) {
+  int rc = run_job(4, [](Context& ctx) -> int {
+    Worker& w = *ctx.worker;
+    constexpr int kPerPeer = 150;
+    constexpr std::size_t kMaxLength = 96 * 1024;
+    std::mt19937_64 rng(1234 + ctx.rank);
+    // Sends: random sizes and user tags 0..3 to every peer, all non-blocking.
+    std::vector<std::vector<unsigned char>> buffers;
+    std::vector<Request*> sends;
+    std::vector<std::vector<unsigned>> sent_count(ctx.size, std::vector<unsigned>(4, 0));
+    for (int i = 0; i < kPerPeer; ++i) {
+      for (unsigned dest = 0; dest < ctx.size; ++dest) {
+        if (dest == ctx.rank) continue;
+        const uint32_t user_tag = static_cast<uint32_t>(rng() % 4);
+        std::size_t length = rng() % 4 == 0 ? rng() % kMaxLength : rng() % 300;
+        const uint64_t seed = (uint64_t{ctx.rank} << 40) | (uint64_t{dest} << 32) | (user_tag << 24) |
+                              sent_count[dest][user_tag]++;
+        buffers.emplace_back(length);
+        fill(buffers.back(), length, seed);
+        Request* request = nullptr;
+        Status s = w.tag_send_nb(ctx.peers[dest], buffers.back().data(), length, make_tag(ctx.rank, user_tag),
+                                 request);
+        RANK_CHECK(s == Status::Ok || s == Status::InProgress);
+        if (request != nullptr) sends.push_back(request);
+      }
+    }
+    // Receives: the first half with full wildcards, the rest by (source, tag).
+    std::vector<std::vector<unsigned>> next(ctx.size, std::vector<unsigned>(4, 0));
+    std::vector<unsigned char> in(kMaxLength);
+    const int total = kPerPeer * static_cast<int>(ctx.size - 1);
+    auto check = [&](const TagRecvInfo& info) -> bool {
+      const unsigned source = static_cast<unsigned>(info.sender_tag >> 32);
+      const uint32_t user_tag = static_cast<uint32_t>(info.sender_tag & 0xffffffff);
+      if (source >= ctx.size || user_tag >= 4) return false;
+      const uint64_t seed = (uint64_t{source} << 40) | (uint64_t{ctx.rank} << 32) | (user_tag << 24) |
+                            next[source][user_tag]++;
+      return verify(in.data(), info.length, seed);
+    };
+    int received = 0;
+    for (; received < total / 2; ++received) {
+      TagRecvInfo info;
+      RANK_CHECK(w.tag_recv(in.data(), in.size(), 0, kAnySourceAnyTag, &info) == Status::Ok);
+      RANK_CHECK(check(info));
+    }
+    while (received < total) {
+      // Exact (source, tag) receives for whatever remains, in source order.
+      bool any = false;
+      for (unsigned source = 0; source < ctx.size && received < total; ++source) {
+        if (source == ctx.rank) continue;
+        for (uint32_t user_tag = 0; user_tag < 4; ++user_tag) {
+          TagRecvInfo info;
+          w.progress();
+          if (w.tag_probe(make_tag(source, user_tag), ~uint64_t{0}, info) != Status::Ok) continue;
+          RANK_CHECK(w.tag_recv(in.data(), in.size(), make_tag(source, user_tag), ~uint64_t{0}, &info) ==
+                     Status::Ok);
+          RANK_CHECK(check(info));
+          ++received;
+          any = true;
+        }
+      }
+      if (!any) std::this_thread::yield();
+    }
+    for (Request* request : sends) RANK_CHECK(w.wait(request) == Status::Ok);
+    TagRecvInfo info;
+    w.progress();
+    RANK_CHECK(w.tag_probe(0, kAnySourceAnyTag, info) == Status::NotFound);
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+TEST(EngineMultiProcess, TruncationAcrossProcesses) {
+  int rc = run_job(2, [](Context& ctx) -> int {
+    Worker& w = *ctx.worker;
+    const std::size_t rndv = w.rndv_threshold(ctx.peers[1 - ctx.rank]);
+    const std::size_t sizes[] = {100, 50000, rndv == SIZE_MAX ? std::size_t{1} << 20 : rndv * 4};
+    for (std::size_t length : sizes) {
+      if (ctx.rank == 0) {
+        std::vector<unsigned char> out(length);
+        fill(out, length, length);
+        RANK_CHECK(w.tag_send(ctx.peers[1], out.data(), length, make_tag(0, 7)) == Status::Ok);
+      } else {
+        const std::size_t room = length / 3;
+        std::vector<unsigned char> in(length, 0xee);
+        TagRecvInfo info;
+        RANK_CHECK(w.tag_recv(in.data(), room, make_tag(0, 7), ~uint64_t{0}, &info) == Status::Truncated);
+        RANK_CHECK(info.length == length);
+        RANK_CHECK(verify(in.data(), room, length));
+        for (std::size_t i = room; i < length; ++i) RANK_CHECK(in[i] == 0xee);
+      }
+    }
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+TEST(EngineMultiProcess, SynchronousSendWaitsForTheMatch) {
+  int rc = run_job(2, [](Context& ctx) -> int {
+    Worker& w = *ctx.worker;
+    for (std::size_t length : {std::size_t{8}, std::size_t{40000}}) {
+      std::vector<unsigned char> buffer(length);
+      if (ctx.rank == 0) {
+        fill(buffer, length, 5);
+        Request* send = nullptr;
+        RANK_CHECK(w.tag_send_nb(ctx.peers[1], buffer.data(), length, make_tag(0, 3), send, kSendSync) ==
+                   Status::InProgress);
+        auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
+        while (std::chrono::steady_clock::now() < until) RANK_CHECK(w.test(send) == Status::InProgress);
+        ctx.job->barrier();  // the receiver posts only after this
+        RANK_CHECK(w.wait(send) == Status::Ok);
+      } else {
+        ctx.job->barrier();
+        RANK_CHECK(w.tag_recv(buffer.data(), length, make_tag(0, 3), ~uint64_t{0}) == Status::Ok);
+        RANK_CHECK(verify(buffer.data(), length, 5));
+      }
+    }
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+TEST(EngineMultiProcess, CmaOffCopiesLargeMessagesThroughTheFifo) {
+  int rc = run_job(
+      2,
+      [](Context& ctx) -> int {
+        Worker& w = *ctx.worker;
+        RANK_CHECK(w.rndv_threshold(ctx.peers[1 - ctx.rank]) == SIZE_MAX);
+        const std::size_t length = 4u << 20;
+        std::vector<unsigned char> buffer(length);
+        if (ctx.rank == 0) {
+          fill(buffer, length, 9);
+          RANK_CHECK(w.tag_send(ctx.peers[1], buffer.data(), length, make_tag(0, 1)) == Status::Ok);
+        } else {
+          RANK_CHECK(w.tag_recv(buffer.data(), length, make_tag(0, 1), ~uint64_t{0}) == Status::Ok);
+          RANK_CHECK(verify(buffer.data(), length, 9));
+        }
+        return 0;
+      },
+      [](WorkerParams& params) { params.config.cma = runtime::Switch::Off; });
+  EXPECT_EQ(rc, 0);
+}
+
+TEST(EngineMultiProcess, SleepingReceiverIsWokenByAPeerSend) {
+  int rc = run_job(2, [](Context& ctx) -> int {
+    Worker& w = *ctx.worker;
+    // Absorb connection traffic (hellos) before anyone sleeps.
+    auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+    while (std::chrono::steady_clock::now() < until) w.progress();
+    ctx.job->barrier();
+    if (ctx.rank == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      uint64_t value = 42;
+      RANK_CHECK(w.tag_send(ctx.peers[1], &value, sizeof(value), make_tag(0, 1)) == Status::Ok);
+    } else {
+      while (w.progress() != 0) {
+      }
+      const auto start = std::chrono::steady_clock::now();
+      TagRecvInfo info;
+      int sleeps = 0;
+      while (w.tag_probe(make_tag(0, 1), ~uint64_t{0}, info) != Status::Ok) {
+        RANK_CHECK(w.wait_event() == Status::Ok);  // no timeout: only an event returns
+        ++sleeps;
+        while (w.progress() != 0) {
+        }
+      }
+      const auto slept = std::chrono::steady_clock::now() - start;
+      RANK_CHECK(sleeps >= 1);
+      RANK_CHECK(slept >= std::chrono::milliseconds(200));
+      uint64_t value = 0;
+      RANK_CHECK(w.tag_recv(&value, sizeof(value), make_tag(0, 1), ~uint64_t{0}) == Status::Ok);
+      RANK_CHECK(value == 42);
+    }
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+std::vector<std::string> tern_segments(const std::string& job_id) {
+  std::vector<std::string> found;
+  if (DIR* dir = opendir("/dev/shm")) {
+    while (dirent* entry = readdir(dir)) {
+      std::string name = entry->d_name;
+      if (name.rfind("tern-" + job_id, 0) == 0) found.push_back(name);
+    }
+    closedir(dir);
+  }
+  return found;
+}
+
+TEST(EngineMultiProcess, NoSegmentLeftOnceAllPeersAttached) {
+  int rc = run_job(3, [](Context& ctx) -> int {
+    const char* job_id = std::getenv("TERN_JOB_ID");
+    RANK_CHECK(job_id != nullptr);
+    // Every rank has attached to every other (connect), so all names are gone
+    // while the job still runs.
+    ctx.job->barrier();
+    auto left = tern_segments(job_id);
+    for (const auto& name : left) std::fprintf(stderr, "rank %u: still in /dev/shm: %s\n", ctx.rank, name.c_str());
+    RANK_CHECK(left.empty());
+    // And the mappings still work.
+    uint64_t value = ctx.rank;
+    const unsigned next = (ctx.rank + 1) % ctx.size;
+    const unsigned prev = (ctx.rank + ctx.size - 1) % ctx.size;
+    RANK_CHECK(ctx.worker->tag_send(ctx.peers[next], &value, sizeof(value), make_tag(ctx.rank, 0)) == Status::Ok);
+    RANK_CHECK(ctx.worker->tag_recv(&value, sizeof(value), make_tag(prev, 0), ~uint64_t{0}) == Status::Ok);
+    RANK_CHECK(value == prev);
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+}  // namespace
+}  // namespace tern::engine

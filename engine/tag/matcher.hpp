@@ -63,14 +63,51 @@ class Matcher {
   [[nodiscard]] std::size_t unexpected_count() const noexcept { return unexpected_count_; }
 
  private:
-  using ExpectedQueue = runtime::IntrusiveList<ExpectedEntry, &ExpectedEntry::hook>;
-  using BucketQueue = runtime::IntrusiveList<UnexpectedEntry, &UnexpectedEntry::bucket_hook>;
+  friend class MatcherInspector;  // white-box tests of table growth and bucket spread
+
+  using WildcardQueue = runtime::IntrusiveList<ExpectedEntry, &ExpectedEntry::hook>;
   using ArrivalQueue = runtime::IntrusiveList<UnexpectedEntry, &UnexpectedEntry::arrival_hook>;
 
-  // Implementation-defined members (hash tables that grow to keep buckets
-  // short, the wildcard queue, the arrival list, sequence counters).
-  struct Tables;
-  Tables* tables_;
+  // Power-of-two array of per-tag queues indexed by a mix of the full 64-bit
+  // tag. Bucket heads are bare circular hooks rather than IntrusiveLists: two
+  // pointers per bucket instead of three, and an entry unlinks without
+  // knowing which bucket (or which table size) it was queued under.
+  class TagTable {
+   public:
+    using TagOf = uint64_t (*)(const runtime::ListHook*);
+
+    TagTable(std::size_t buckets, TagOf tag_of);
+    ~TagTable();
+    TagTable(const TagTable&) = delete;
+    TagTable& operator=(const TagTable&) = delete;
+
+    [[nodiscard]] runtime::ListHook* head(uint64_t tag) const noexcept;
+    // Appends to the tag's queue; doubles the table first when it would
+    // otherwise hold more entries than buckets.
+    void link(runtime::ListHook* hook, uint64_t tag) noexcept;
+    void unlink(runtime::ListHook* hook) noexcept;
+    [[nodiscard]] std::size_t entries() const noexcept { return entries_; }
+    [[nodiscard]] std::size_t bucket_count() const noexcept { return bucket_count_; }
+    // Length of the fullest bucket: how evenly the hash spreads (a walk of
+    // the whole table, for tests and diagnostics only).
+    [[nodiscard]] std::size_t longest_bucket() const noexcept;
+
+   private:
+    void grow() noexcept;
+
+    runtime::ListHook* heads_ = nullptr;
+    std::size_t bucket_count_ = 0;
+    std::size_t entries_ = 0;
+    unsigned shift_ = 0;  // 64 - log2(bucket_count_): the index is the top bits of the mix
+    TagOf tag_of_;        // recovers an entry's tag from its hook when rehashing
+  };
+
+  TagTable expected_table_;    // mask == ~0
+  WildcardQueue wildcard_;     // any other mask, in posting order
+  TagTable unexpected_table_;  // by bucket_hook
+  ArrivalQueue arrivals_;      // every unexpected message, in arrival order
+  uint64_t next_expected_sequence_ = 0;
+  uint64_t next_unexpected_sequence_ = 0;
   std::size_t expected_count_ = 0;
   std::size_t unexpected_count_ = 0;
 };

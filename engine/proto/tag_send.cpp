@@ -118,11 +118,12 @@ Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t len
   }
 
   Status status = ep->send_queue.empty() ? send_progress(r) : Status::WouldBlock;
-  if (status == Status::Ok || is_error(status)) {
-    requests_.put(r);
+  if (status == Status::WouldBlock) {
+    enqueue_send(ep, r);
+  } else if (status != Status::InProgress) {
+    requests_.put(r);  // finished at once, or failed
     return status;
   }
-  if (status == Status::WouldBlock) enqueue_send(ep, r);
   request = r;
   return Status::InProgress;
 }

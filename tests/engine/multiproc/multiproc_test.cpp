@@ -4,6 +4,9 @@
 // shared-memory segment left behind. Processes come from ForkJob; a child's
 // failure is its exit code, gathered by rank 0.
 #include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -26,13 +29,16 @@ using runtime::ForkJob;
 constexpr uint64_t kAnySourceAnyTag = 0;  // mask: match everything
 constexpr unsigned kTimeoutSeconds = 90;
 
-// In forked ranks gtest assertions cannot be used (a failed ASSERT would
-// return into the test runner of a child); checks print and fail the rank.
+// Forked ranks cannot use gtest assertions (a failed ASSERT would return
+// into a copy of the test runner). A failed check prints and kills the whole
+// job (its own process group) at once, so no peer waits for it forever.
 #define RANK_CHECK(cond)                                                                        \
   do {                                                                                          \
     if (!(cond)) {                                                                              \
       std::fprintf(stderr, "rank %u: check failed at %s:%d: %s\n", ctx.rank, __FILE__, __LINE__, \
                    #cond);                                                                      \
+      std::fflush(stderr);                                                                      \
+      kill(0, SIGKILL);                                                                         \
       return 1;                                                                                 \
     }                                                                                           \
   } while (0)
@@ -66,10 +72,40 @@ bool verify(const unsigned char* buffer, std::size_t length, uint64_t seed) {
   return true;
 }
 
-// Forks `size` ranks, connects every worker to every other, runs `body` and
-// returns the job's combined exit code (in rank 0; children never return).
+int run_ranks(unsigned size, const std::function<int(Context&)>& body,
+              const std::function<void(WorkerParams&)>& tune);
+
+// Runs a job of `size` ranks in its own process group, away from the test
+// runner, and returns its exit status (128 + signal when killed; 124 when it
+// outlived the timeout).
 int run_job(unsigned size, const std::function<int(Context&)>& body,
             const std::function<void(WorkerParams&)>& tune = {}) {
+  std::fflush(nullptr);
+  pid_t leader = fork();
+  if (leader < 0) return 99;
+  if (leader == 0) {
+    setpgid(0, 0);
+    _exit(run_ranks(size, body, tune));
+  }
+  setpgid(leader, leader);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kTimeoutSeconds);
+  int status = 0;
+  while (waitpid(leader, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(-leader, SIGKILL);
+      waitpid(leader, &status, 0);
+      return 124;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(-leader, SIGKILL);  // stragglers of a failed job
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// In the job leader: forks the other ranks, connects every worker to every
+// other, runs `body` and returns the combined exit code (children never return).
+int run_ranks(unsigned size, const std::function<int(Context&)>& body,
+              const std::function<void(WorkerParams&)>& tune) {
   ForkJob job;
   if (ForkJob::start(size, job, kTimeoutSeconds) != Status::Ok) return 99;
   Context ctx;
@@ -139,9 +175,10 @@ TEST(EngineMultiProcess, TwoRanksEveryProtocolBoundary) {
         TagRecvInfo info;
         in[length] = 0xab;
         if (prepost) {
-          RANK_CHECK(w.tag_recv_nb(in.data(), length, make_tag(0, 1), ~uint64_t{0}, recv, &info) ==
-                     Status::InProgress);
-          RANK_CHECK(w.wait(recv) == Status::Ok);
+          // Usually posted before the message arrives; done at once otherwise.
+          Status s = w.tag_recv_nb(in.data(), length, make_tag(0, 1), ~uint64_t{0}, recv, &info);
+          if (s == Status::InProgress) s = w.wait(recv);
+          RANK_CHECK(s == Status::Ok);
         } else {
           // Let the message arrive unexpected first.
           while (w.tag_probe(make_tag(0, 1), ~uint64_t{0}, info) != Status::Ok) w.progress();

@@ -72,14 +72,16 @@ const ConfigVariable& variable(std::string_view name) {
 std::span<const ConfigVariable> config_variables() noexcept { return kVariables; }
 
 bool parse_size(const char* text, std::size_t& out) noexcept {
-  if (text == nullptr || *text == '\0' || *text == '-') return false;
+  // strtoull would skip leading blanks and accept a sign (" -1" wraps to a huge
+  // value), so the text must start with a digit.
+  if (text == nullptr || *text < '0' || *text > '9') return false;
   errno = 0;
   char* end = nullptr;
   unsigned long long value = std::strtoull(text, &end, 10);
   if (errno != 0 || end == text) return false;
   unsigned shift = 0;
   switch (*end) {
-    case '\0': break;
+    case '\0': case 'b': case 'B': break;  // "512B" as well as "2KB"
     case 'k': case 'K': shift = 10; ++end; break;
     case 'm': case 'M': shift = 20; ++end; break;
     case 'g': case 'G': shift = 30; ++end; break;
@@ -128,14 +130,19 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
   if (const char* v = lookup("TERN_SPIN_COUNT"); v && !parse_size(v, config.spin_count))
     return reject("TERN_SPIN_COUNT", v);
   if (const char* v = lookup("TERN_TLS")) {
+    // Every item must name a transport: "shm," or "self,,shm" are typos, not lists.
     std::string_view list(v);
-    while (!list.empty()) {
+    bool all = false;
+    for (;;) {
       auto comma = list.find(',');
       auto item = list.substr(0, comma);
-      if (item != "self" && item != "shm" && item != "all") return reject("TERN_TLS", v);
-      list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+      if (item == "all") all = true;
+      else if (item != "self" && item != "shm") return reject("TERN_TLS", v);
+      if (comma == std::string_view::npos) break;
+      list = list.substr(comma + 1);
     }
-    config.transports = v;
+    // "all" anywhere means no restriction, which Config spells as empty.
+    if (!all) config.transports = v;
   }
   out = std::move(config);
   return Status::Ok;

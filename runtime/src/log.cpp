@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +39,8 @@ LogLevel log_level() noexcept {
 void set_log_level(LogLevel level) noexcept { g_level.store(static_cast<int>(level), std::memory_order_relaxed); }
 
 void log_message(LogLevel level, const char* format, ...) noexcept {
+  // Callers often log a failed system call and then look at errno again.
+  const int saved_errno = errno;
   static constexpr const char* kTags[] = {"error", "warn", "info", "debug", "trace"};
   char line[1024];
   int used = std::snprintf(line, sizeof(line), "[tern %d] %s: ", static_cast<int>(getpid()),
@@ -52,6 +55,7 @@ void log_message(LogLevel level, const char* format, ...) noexcept {
   // One write keeps lines from different processes whole.
   ssize_t ignored = write(STDERR_FILENO, line, length);
   (void)ignored;
+  errno = saved_errno;
 }
 
 }  // namespace tern::runtime

@@ -1,5 +1,6 @@
 // A request is the handle of a non-blocking operation that did not complete
-// at once. It belongs to its worker: test or wait on it there, then release it.
+// at once. It belongs to its worker: either wait() on it there (which gives
+// it back), or test() until done and then release() it.
 #pragma once
 
 #include <cstddef>

@@ -80,9 +80,11 @@ class Worker {
   [[nodiscard]] Status tag_recv(void* buffer, std::size_t length, uint64_t tag, uint64_t mask,
                                 TagRecvInfo* info = nullptr);
 
-  // InProgress while running; then the final status.
+  // Progresses once if needed; InProgress while running, then the final
+  // status. The request stays valid: release it once done.
   [[nodiscard]] Status test(Request* request);
-  // Progresses until the request is done; returns its final status.
+  // Progresses until the request is done, releases it, and returns its final
+  // status (read request->info() before, if needed, by test() instead).
   [[nodiscard]] Status wait(Request* request);
   // Cancels a receive not yet matched (it ends Canceled). Busy when the
   // request can no longer be canceled (matched, or a send).

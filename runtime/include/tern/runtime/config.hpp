@@ -20,13 +20,13 @@ enum class WaitMode : int { Spin, Block, Adaptive };
 
 struct Config {
   LogLevel log_level = LogLevel::Warn;
-  std::size_t rndv_threshold = 0;      // 0: the transport's measured default
-  std::size_t shm_cell_size = 0;       // bytes per FIFO cell, header included
-  std::size_t shm_fifo_cells = 0;      // cells per receive FIFO (power of two)
+  std::size_t rndv_threshold = 0;      // 0 (auto): the transport's measured default
+  std::size_t shm_cell_size = 8192;    // bytes per FIFO cell, header included
+  std::size_t shm_fifo_cells = 128;    // cells per receive FIFO (power of two)
   Switch cma = Switch::Auto;           // zero copy through process_vm_readv/writev
-  std::size_t cma_chunk = 0;           // bytes one CMA call moves before yielding to progress
+  std::size_t cma_chunk = 4u << 20;    // bytes one CMA call moves before yielding to progress
   WaitMode wait_mode = WaitMode::Adaptive;
-  std::size_t spin_count = 0;          // polls before an adaptive wait sleeps
+  std::size_t spin_count = 20000;      // polls before an adaptive wait sleeps
   std::string transports;              // comma list restricting transports; empty: all
 };
 

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -44,11 +45,25 @@ class ForkJob {
 
  private:
   struct Shared;
+
+  // Rank 0: reaps children that have ended, without blocking.
+  void poll_children();
+  void record_exit(std::size_t child, int code);
+  // Rank 0: SIGKILLs and reaps every child still running.
+  void kill_children();
+  // One step of a wait loop: yields the CPU; false once the job has failed
+  // or passed its deadline.
+  bool keep_waiting(unsigned& spins);
+  void leave_failed_wait();
+
   Shared* shared_ = nullptr;
   unsigned rank_ = 0;
   unsigned size_ = 1;
   unsigned timeout_seconds_ = 60;
-  std::vector<pid_t> children_;
+  uint64_t allgather_round_ = 0;
+  std::vector<pid_t> children_;   // rank 0: child pids, by rank - 1
+  std::vector<int> exit_codes_;   // rank 0: each child's exit code, -1 while running
+  int first_failure_ = 0;         // rank 0: the first non-zero code seen
 };
 
 }  // namespace tern::runtime

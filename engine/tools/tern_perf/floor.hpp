@@ -1,0 +1,44 @@
+// The floor a machine allows for tern_perf's two numbers, measured in the same
+// two processes as the engine: a raw shared-memory flag ping-pong (what any
+// shared-memory message must at least cost) and single-thread memcpy (what a
+// one-copy transfer can at most reach).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "tern/runtime/compiler.hpp"
+
+namespace tern::engine::tools {
+
+// Two flags on separate cache lines, one per direction, so each line has one
+// writer. Lives in an anonymous shared mapping created before fork.
+struct FlagLines {
+  alignas(kCacheLine) std::atomic<uint64_t> ping{0};  // written by rank 0
+  alignas(kCacheLine) std::atomic<uint64_t> pong{0};  // written by rank 1
+};
+
+class FlagPingPong {
+ public:
+  // Maps the flags; call before fork. Null when the mapping failed.
+  [[nodiscard]] static FlagLines* map_lines() noexcept;
+  static void unmap_lines(FlagLines* lines) noexcept;
+
+  explicit FlagPingPong(FlagLines* lines) noexcept : lines_(lines) {}
+
+  // One run of `iterations` round trips after `warmup` ones; both ranks call
+  // it together. Rank 0 returns the half round trip in nanoseconds; rank 1
+  // returns 0. The sequence numbers carry over between runs.
+  double run(unsigned rank, unsigned iterations, unsigned warmup) noexcept;
+
+ private:
+  FlagLines* lines_;
+  uint64_t sequence_ = 0;
+};
+
+// Best of `repetitions` single-thread memcpy calls of `bytes` bytes, in MB/s
+// (10^6 bytes per second, counting each byte copied once). 0 on allocation failure.
+[[nodiscard]] double memcpy_bandwidth(std::size_t bytes, unsigned repetitions);
+
+}  // namespace tern::engine::tools

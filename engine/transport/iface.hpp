@@ -83,6 +83,11 @@ class Ep {
   // Removes an entry that was queued and not yet dispatched.
   virtual void pending_remove(PendingEntry* entry) = 0;
 
+  // Whether get/put zero copy works to this peer (a kernel may refuse CMA
+  // for one peer and not another); when false the engine copies through
+  // active messages instead.
+  [[nodiscard]] virtual bool supports_zcopy() const noexcept { return true; }
+
   // Ok when every operation issued so far has completed; otherwise InProgress
   // and `comp` (if not null) finishes once they have.
   [[nodiscard]] virtual Status flush(Completion* comp) = 0;

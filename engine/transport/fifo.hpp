@@ -1,0 +1,266 @@
+// A lock-free FIFO of fixed-size cells for many senders and one receiver, laid
+// over memory the caller provides: private memory for `self`, a shared segment
+// for `shm`. Nothing here allocates or makes a system call.
+//
+// Protocol. Indices grow without bound (64 bits never wrap in practice); cell
+// `i` lives at slot i % cells.
+//  - A sender claims index `head` by CAS on the shared head, once it knows the
+//    receiver has released index head - cells (its cached copy of the tail,
+//    reloaded only when the FIFO looks full, so the tail's cache line stays
+//    with the receiver). It writes the cell, then publishes it by storing
+//    sequence = index + 1 in the cell header.
+//  - The receiver polls the sequence of cell[tail] for tail + 1, so the flag and
+//    a short message share one cache line and one transfer. It releases cells
+//    by publishing its tail in batches, never with a read-modify-write.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <new>
+
+#include "iface.hpp"
+#include "tern/runtime/compiler.hpp"
+
+namespace tern::engine::transport {
+
+// The first 8 bytes of every cell; the message follows.
+struct FifoCellHeader {
+  // index + 1 (mod 2^32) once the cell holds message `index`. The value left
+  // from the previous lap is index + 1 - cells, which differs because cells
+  // is below 2^32; a fresh cell holds 0, which only index 2^32 - 1 expects,
+  // long after every cell has been written.
+  std::atomic<uint32_t> sequence;
+  uint16_t length;  // message bytes after this header
+  uint8_t am_id;
+  uint8_t flags;
+};
+static_assert(sizeof(FifoCellHeader) == 8);
+static_assert(std::atomic<uint32_t>::is_always_lock_free && std::atomic<uint64_t>::is_always_lock_free,
+              "the FIFO is shared between processes: its atomics must not hide a lock");
+
+inline constexpr std::size_t kFifoCellHeaderSize = sizeof(FifoCellHeader);
+
+// Cell flag: claimed but carries nothing (a pack callback overflowed); the
+// receiver skips it. A claimed index cannot be given back, since later
+// senders may already hold the indices after it.
+inline constexpr uint8_t kFifoCellSkip = 1u << 0;
+
+// The shared indices, each on its own cache line: senders write `head`, the
+// receiver writes `tail`, and neither line ping-pongs on every message.
+struct FifoIndices {
+  alignas(kCacheLine) std::atomic<uint64_t> head{0};
+  alignas(kCacheLine) std::atomic<uint64_t> tail{0};
+};
+static_assert(sizeof(FifoIndices) == 2 * kCacheLine);
+
+struct FifoGeometry {
+  uint32_t cells = 0;      // power of two
+  uint32_t cell_size = 0;  // bytes per cell, header included; power of two
+
+  static constexpr uint32_t kMinCells = 2;
+  static constexpr uint32_t kMaxCells = 1u << 20;
+  static constexpr uint32_t kMinCellSize = 64;
+  static constexpr uint32_t kMaxCellSize = 65536;  // the length field is 16 bits
+
+  [[nodiscard]] constexpr bool valid() const noexcept {
+    return is_pow2(cells) && is_pow2(cell_size) && cells >= kMinCells && cells <= kMaxCells &&
+           cell_size >= kMinCellSize && cell_size <= kMaxCellSize;
+  }
+  [[nodiscard]] constexpr std::size_t bytes() const noexcept { return std::size_t{cells} * cell_size; }
+  // Bytes a message may occupy in one cell.
+  [[nodiscard]] constexpr std::size_t max_message() const noexcept { return cell_size - kFifoCellHeaderSize; }
+};
+
+namespace fifo_detail {
+
+constexpr uint32_t log2(uint32_t pow2) noexcept { return static_cast<uint32_t>(__builtin_ctz(pow2)); }
+
+}  // namespace fifo_detail
+
+// Prepares an empty FIFO. Only the owner calls this, before any sender can
+// see the memory. `cells` must be 64-byte aligned and geometry.bytes() long.
+inline void fifo_init(FifoIndices* indices, std::byte* cells, FifoGeometry geometry) noexcept {
+  new (indices) FifoIndices();
+  for (uint32_t i = 0; i < geometry.cells; ++i) {
+    auto* cell = new (cells + std::size_t{i} * geometry.cell_size) FifoCellHeader;
+    cell->sequence.store(0, std::memory_order_relaxed);
+    cell->length = 0;
+    cell->am_id = 0;
+    cell->flags = 0;
+  }
+}
+
+// One sender's view of a FIFO (one per endpoint: the cached tail is private).
+class FifoSender {
+ public:
+  FifoSender() = default;
+  FifoSender(FifoIndices* indices, std::byte* cells, FifoGeometry geometry) noexcept
+      : indices_(indices),
+        cells_(cells),
+        count_(geometry.cells),
+        mask_(geometry.cells - 1),
+        shift_(fifo_detail::log2(geometry.cell_size)) {}
+
+  // Claims the next cell and returns its header (the message goes at
+  // data(cell)), or null when the FIFO is full. A claimed cell must be
+  // published, even if empty (flag kFifoCellSkip).
+  [[nodiscard]] FifoCellHeader* claim(uint64_t& index) noexcept {
+    uint64_t head = indices_->head.load(std::memory_order_relaxed);
+    for (;;) {
+      // Signed: a stale head may lag a fresh tail; the CAS then fails and
+      // brings the current head.
+      if (TERN_UNLIKELY(static_cast<int64_t>(head - cached_tail_) >= static_cast<int64_t>(count_))) {
+        // Acquire: the receiver has finished reading the cells it released.
+        cached_tail_ = indices_->tail.load(std::memory_order_acquire);
+        if (static_cast<int64_t>(head - cached_tail_) >= static_cast<int64_t>(count_)) return nullptr;
+      }
+      // Relaxed is enough: the cell's reuse is ordered by the tail's acquire
+      // above, and its contents by the sequence store in publish().
+      if (TERN_LIKELY(indices_->head.compare_exchange_weak(head, head + 1, std::memory_order_relaxed,
+                                                           std::memory_order_relaxed))) {
+        index = head;
+        return cell(head);
+      }
+    }
+  }
+
+  // True when a claim would find a free cell now (reloads the tail if needed).
+  [[nodiscard]] bool has_room() noexcept {
+    uint64_t head = indices_->head.load(std::memory_order_relaxed);
+    if (static_cast<int64_t>(head - cached_tail_) < static_cast<int64_t>(count_)) return true;
+    cached_tail_ = indices_->tail.load(std::memory_order_acquire);
+    return static_cast<int64_t>(head - cached_tail_) < static_cast<int64_t>(count_);
+  }
+
+  [[nodiscard]] static std::byte* data(FifoCellHeader* cell) noexcept {
+    return reinterpret_cast<std::byte*>(cell) + kFifoCellHeaderSize;
+  }
+
+  // Hands a claimed cell to the receiver. Between processes the store is
+  // seq_cst because it is the sender's half of the wakeup handshake: publish,
+  // then read the receiver's "armed" flag, while the receiver stores "armed",
+  // then looks for a published cell; with both seq_cst at least one side sees
+  // the other. A receiver in the same thread needs only release.
+  template <std::memory_order Order = std::memory_order_seq_cst>
+  static void publish(FifoCellHeader* cell, uint64_t index, uint8_t am_id, std::size_t length,
+                      uint8_t flags = 0) noexcept {
+    cell->length = static_cast<uint16_t>(length);
+    cell->am_id = am_id;
+    cell->flags = flags;
+    cell->sequence.store(static_cast<uint32_t>(index + 1), Order);
+  }
+
+  // An active message of `header` and then `length` payload bytes; the caller
+  // has checked that it fits. False when the FIFO is full.
+  template <std::memory_order Order = std::memory_order_seq_cst>
+  [[nodiscard]] bool send_short(uint8_t am_id, uint64_t header, const void* payload, std::size_t length) noexcept {
+    uint64_t index;
+    FifoCellHeader* c = claim(index);
+    if (TERN_UNLIKELY(c == nullptr)) return false;
+    std::byte* dest = data(c);
+    std::memcpy(dest, &header, sizeof(header));
+    if (length != 0) std::memcpy(dest + sizeof(header), payload, length);
+    publish<Order>(c, index, am_id, sizeof(header) + length);
+    return true;
+  }
+
+  // An active message that `pack` writes straight into the cell, at most
+  // `capacity` bytes. Returns its length, or WouldBlock (FIFO full) or
+  // InvalidParam (pack claimed more than it was given; the cell is published
+  // empty) as a negative ssize_t.
+  template <std::memory_order Order = std::memory_order_seq_cst>
+  [[nodiscard]] ssize_t send_bcopy(uint8_t am_id, PackCallback pack, void* arg, std::size_t capacity) {
+    uint64_t index;
+    FifoCellHeader* c = claim(index);
+    if (TERN_UNLIKELY(c == nullptr)) return static_cast<ssize_t>(Status::WouldBlock);
+    const std::size_t length = pack(data(c), capacity, arg);
+    if (TERN_UNLIKELY(length > capacity)) {
+      publish<Order>(c, index, am_id, 0, kFifoCellSkip);
+      return static_cast<ssize_t>(Status::InvalidParam);
+    }
+    publish<Order>(c, index, am_id, length);
+    return static_cast<ssize_t>(length);
+  }
+
+ private:
+  [[nodiscard]] FifoCellHeader* cell(uint64_t index) const noexcept {
+    return reinterpret_cast<FifoCellHeader*>(cells_ + ((index & mask_) << shift_));
+  }
+
+  FifoIndices* indices_ = nullptr;
+  std::byte* cells_ = nullptr;
+  uint64_t cached_tail_ = 0;
+  uint32_t count_ = 0;
+  uint32_t mask_ = 0;
+  uint32_t shift_ = 0;
+};
+
+// The receiver's view; exactly one per FIFO.
+class FifoReceiver {
+ public:
+  FifoReceiver() = default;
+  FifoReceiver(FifoIndices* indices, std::byte* cells, FifoGeometry geometry) noexcept
+      : indices_(indices),
+        cells_(cells),
+        mask_(geometry.cells - 1),
+        shift_(fifo_detail::log2(geometry.cell_size)),
+        batch_(geometry.cells / 4 != 0 ? geometry.cells / 4 : 1),
+        max_message_(static_cast<uint32_t>(geometry.max_message())) {
+    tail_ = published_ = indices->tail.load(std::memory_order_relaxed);
+  }
+
+  // The next message if its sender has published it, else null. The cell
+  // stays valid until publish_tail() after the matching pop().
+  [[nodiscard]] FifoCellHeader* peek() const noexcept {
+    FifoCellHeader* c = cell(tail_);
+    return c->sequence.load(std::memory_order_acquire) == static_cast<uint32_t>(tail_ + 1) ? c : nullptr;
+  }
+
+  // Like peek() != null, but seq_cst: the receiver's half of the wakeup
+  // handshake (see FifoSender::publish).
+  [[nodiscard]] bool ready_seq_cst() const noexcept {
+    return cell(tail_)->sequence.load(std::memory_order_seq_cst) == static_cast<uint32_t>(tail_ + 1);
+  }
+
+  [[nodiscard]] static const std::byte* data(const FifoCellHeader* cell) noexcept {
+    return reinterpret_cast<const std::byte*>(cell) + kFifoCellHeaderSize;
+  }
+  // The message length, bounded by the cell: a confused sender in another
+  // process must not make us read past it.
+  [[nodiscard]] std::size_t length(const FifoCellHeader* cell) const noexcept {
+    return cell->length <= max_message_ ? cell->length : max_message_;
+  }
+
+  // Done with the peeked cell locally; senders learn of it at publish_tail().
+  void pop() noexcept { ++tail_; }
+
+  [[nodiscard]] bool batch_full() const noexcept { return tail_ - published_ >= batch_; }
+
+  // Lets senders reuse every popped cell: one release store, no RMW.
+  void publish_tail() noexcept {
+    if (tail_ != published_) {
+      indices_->tail.store(tail_, std::memory_order_release);
+      published_ = tail_;
+    }
+  }
+
+ private:
+  [[nodiscard]] FifoCellHeader* cell(uint64_t index) const noexcept {
+    return reinterpret_cast<FifoCellHeader*>(cells_ + ((index & mask_) << shift_));
+  }
+
+  FifoIndices* indices_ = nullptr;
+  std::byte* cells_ = nullptr;
+  uint64_t tail_ = 0;
+  uint64_t published_ = 0;
+  uint32_t mask_ = 0;
+  uint32_t shift_ = 0;
+  uint32_t batch_ = 1;
+  uint32_t max_message_ = 0;
+};
+
+}  // namespace tern::engine::transport

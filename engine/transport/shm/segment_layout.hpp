@@ -1,0 +1,45 @@
+// The layout of a receive segment: this header, then the FIFO cells. One
+// segment per shm iface; every local peer maps it to send to that iface.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "transport/fifo.hpp"
+#include "tern/runtime/compiler.hpp"
+
+namespace tern::engine::transport::shm {
+
+inline constexpr uint64_t kSegmentMagic = 0x316d68736e726574;  // "ternshm1"
+inline constexpr uint32_t kSegmentVersion = 1;
+// What the owner keeps at `probe_address`, for peers to test CMA against.
+inline constexpr uint64_t kProbeMagic = 0x65626f72702d616d;  // "ma-probe"
+
+struct SegmentHeader {
+  // Identity: written by the owner before its address is published, then
+  // read-only, except attach_count, which each attacher bumps once.
+  std::atomic<uint64_t> magic{0};  // stored last, with release
+  uint32_t version = 0;
+  int32_t owner_pid = 0;
+  uint32_t cells = 0;
+  uint32_t cell_size = 0;
+  uint32_t expected_peers = 0;  // 0: unknown, the owner unlinks at destruction
+  std::atomic<uint32_t> attach_count{0};
+  uint64_t probe_address = 0;
+
+  FifoIndices fifo;  // head and tail, each on its own line
+
+  // Set by a receiver about to sleep; a sender that sees it sends a datagram.
+  // Alone on its line: senders read it after every message, and it changes
+  // only when the receiver arms, so the read normally hits their cache.
+  alignas(kCacheLine) std::atomic<uint32_t> armed{0};
+};
+
+inline constexpr std::size_t kCellsOffset = align_up(sizeof(SegmentHeader), kCacheLine);
+
+[[nodiscard]] constexpr std::size_t segment_size(FifoGeometry geometry) noexcept {
+  return kCellsOffset + geometry.bytes();
+}
+
+}  // namespace tern::engine::transport::shm

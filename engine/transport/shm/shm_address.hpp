@@ -1,0 +1,39 @@
+// What a peer needs to reach a shm iface: the machine (really: the kernel and
+// namespaces) it lives on, its process, its segment and the FIFO geometry.
+#pragma once
+
+#include <sys/types.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "transport/fifo.hpp"
+
+namespace tern::engine::transport::shm {
+
+// Same id: same kernel (boot id), host name and namespaces, so the peer's
+// /dev/shm names, pid and abstract socket names mean the same here.
+using HostId = std::array<uint8_t, 24>;
+
+// This process's host id (computed once).
+[[nodiscard]] const HostId& local_host_id();
+
+struct ShmAddress {
+  HostId host{};
+  pid_t pid = 0;
+  FifoGeometry geometry;
+  std::string segment_name;  // "/tern-..."
+};
+
+[[nodiscard]] std::vector<std::byte> pack_address(const ShmAddress& address);
+// False for anything that is not a well-formed shm address.
+[[nodiscard]] bool unpack_address(std::span<const std::byte> bytes, ShmAddress& out);
+
+// A name usable for shm_open and, after its slash, as an abstract socket name.
+[[nodiscard]] bool valid_segment_name(const std::string& name) noexcept;
+
+}  // namespace tern::engine::transport::shm

@@ -1,0 +1,152 @@
+#include "shm_ep.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "cma.hpp"
+#include "segment_layout.hpp"
+#include "shm_iface.hpp"
+#include "tern/runtime/log.hpp"
+
+namespace tern::engine::transport::shm {
+
+ShmEp::ShmEp(ShmIface& iface, Peer&& peer) noexcept
+    : max_short_(peer.geometry.max_message() - sizeof(uint64_t)),
+      max_bcopy_(peer.geometry.max_message()),
+      iface_(iface),
+      peer_(std::move(peer)),
+      zcopy_(peer_.zcopy) {
+  auto* header = static_cast<SegmentHeader*>(peer_.segment.base());
+  fifo_ = FifoSender(&header->fifo, static_cast<std::byte*>(peer_.segment.base()) + kCellsOffset, peer_.geometry);
+  peer_armed_ = &header->armed;
+}
+
+ShmEp::~ShmEp() {
+  pending_.clear();
+  while (!zcopy_ops_.empty()) {
+    Completion* comp = zcopy_ops_.front().comp;
+    zcopy_ops_.pop_front();
+    if (comp != nullptr) comp->finish_one(Status::Canceled);
+  }
+}
+
+Status ShmEp::am_short(uint8_t id, uint64_t header, const void* payload, std::size_t length) {
+  if (TERN_UNLIKELY(length > max_short_)) return Status::MessageTooLong;
+  if (TERN_UNLIKELY(id >= kMaxAmId || (payload == nullptr && length != 0))) return Status::InvalidParam;
+  if (TERN_UNLIKELY(pending_.blocks_sends())) return Status::WouldBlock;
+  if (TERN_UNLIKELY(!fifo_.send_short(id, header, payload, length))) return Status::WouldBlock;
+  wake_peer_if_armed();
+  return Status::Ok;
+}
+
+ssize_t ShmEp::am_bcopy(uint8_t id, PackCallback pack, void* arg) {
+  if (TERN_UNLIKELY(id >= kMaxAmId || pack == nullptr)) return static_cast<ssize_t>(Status::InvalidParam);
+  if (TERN_UNLIKELY(pending_.blocks_sends())) return static_cast<ssize_t>(Status::WouldBlock);
+  const ssize_t result = fifo_.send_bcopy(id, pack, arg, max_bcopy_);
+  // Also after a failed pack: its empty cell was published.
+  if (result != static_cast<ssize_t>(Status::WouldBlock)) wake_peer_if_armed();
+  return result;
+}
+
+void ShmEp::wake_peer() noexcept {
+  // Only the sender that takes the flag down pays for the system call.
+  if (peer_armed_->exchange(0, std::memory_order_relaxed) != 0) iface_.signal(peer_.wakeup);
+}
+
+Status ShmEp::pending_add(PendingEntry* entry) {
+  if (!EpPendingQueue::acceptable(entry)) return Status::InvalidParam;
+  // Entries already waiting go first, room or not.
+  if (pending_.empty() && fifo_.has_room()) return Status::Busy;
+  pending_.push(entry);
+  iface_.schedule_pending(*this);
+  return Status::Ok;
+}
+
+void ShmEp::pending_remove(PendingEntry* entry) {
+  if (entry != nullptr) pending_.remove(entry);
+}
+
+Status ShmEp::get_zcopy(void* local, std::size_t length, RemoteMemory remote, Completion* comp) {
+  return start_zcopy(ZcopyOp::Kind::Get, static_cast<std::byte*>(local), length, remote.address, comp);
+}
+
+Status ShmEp::put_zcopy(const void* local, std::size_t length, RemoteMemory remote, Completion* comp) {
+  // A put only reads `local`; the op keeps one pointer type for both kinds.
+  return start_zcopy(ZcopyOp::Kind::Put, const_cast<std::byte*>(static_cast<const std::byte*>(local)), length,
+                     remote.address, comp);
+}
+
+Status ShmEp::start_zcopy(ZcopyOp::Kind kind, std::byte* local, std::size_t length, uint64_t remote,
+                          Completion* comp) {
+  if (!zcopy_) return Status::Unsupported;
+  if (length != 0 && (local == nullptr || remote == 0 || remote + length < remote)) return Status::InvalidParam;
+  ZcopyOp op{kind, local, remote, length, 0, comp};
+  if (zcopy_ops_.empty()) {
+    // Nothing earlier to wait for: move the first chunk now, which below
+    // cma_chunk is the whole operation, done without queueing.
+    const std::size_t first = std::min(length, iface_.cma_chunk());
+    if (first != 0) {
+      if (int error = copy(op, first); error != 0) {
+        TERN_LOG(Error, "shm: %s of %zu bytes with process %d: %s",
+                 kind == ZcopyOp::Kind::Get ? "process_vm_readv" : "process_vm_writev", first,
+                 static_cast<int>(peer_.pid), std::strerror(error));
+        return Status::IoError;
+      }
+      op.done = first;
+    }
+    if (op.done == length) return Status::Ok;
+  }
+  // Behind earlier operations even when small: completions (and the data
+  // they cover) go in issue order.
+  zcopy_ops_.push_back(op);
+  iface_.schedule_zcopy(*this);
+  return Status::InProgress;
+}
+
+int ShmEp::copy(const ZcopyOp& op, std::size_t length) noexcept {
+  if (op.kind == ZcopyOp::Kind::Get) return cma_read(peer_.pid, op.local + op.done, op.remote + op.done, length);
+  return cma_write(peer_.pid, op.local + op.done, op.remote + op.done, length);
+}
+
+unsigned ShmEp::progress_zcopy(std::size_t chunk) {
+  if (zcopy_ops_.empty()) return 0;
+  ZcopyOp& op = zcopy_ops_.front();
+  Status result = Status::Ok;
+  if (op.done < op.length) {
+    const std::size_t length = std::min(chunk, op.length - op.done);
+    if (int error = copy(op, length); error != 0) {
+      TERN_LOG(Error, "shm: zero copy of %zu bytes with process %d failed: %s", length,
+               static_cast<int>(peer_.pid), std::strerror(error));
+      result = Status::IoError;
+    } else {
+      op.done += length;
+      if (op.done < op.length) return 1;
+    }
+  }
+  // Off the queue before the callback, which may issue more operations.
+  Completion* comp = op.comp;
+  zcopy_ops_.pop_front();
+  unsigned events = 1;
+  if (comp != nullptr) comp->finish_one(result);
+  // Flushes right behind it have nothing left to wait for.
+  while (!zcopy_ops_.empty() && zcopy_ops_.front().kind == ZcopyOp::Kind::Flush) {
+    comp = zcopy_ops_.front().comp;
+    zcopy_ops_.pop_front();
+    if (comp != nullptr) comp->finish_one(Status::Ok);
+    ++events;
+  }
+  return events;
+}
+
+// Short and bcopy complete inside their calls; only zero copy can be left.
+Status ShmEp::flush(Completion* comp) {
+  if (zcopy_ops_.empty()) return Status::Ok;
+  if (comp != nullptr) zcopy_ops_.push_back(ZcopyOp{ZcopyOp::Kind::Flush, nullptr, 0, 0, 0, comp});
+  return Status::InProgress;
+}
+
+// Operations on an endpoint already run in issue order.
+Status ShmEp::fence() { return Status::Ok; }
+
+}  // namespace tern::engine::transport::shm

@@ -1,0 +1,101 @@
+// An endpoint of the shm transport: sends into one peer's receive FIFO,
+// which it maps, and moves zero-copy data with CMA.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+
+#include "shm_segment.hpp"
+#include "wakeup.hpp"
+#include "transport/ep_pending_queue.hpp"
+#include "transport/fifo.hpp"
+#include "transport/iface.hpp"
+#include "tern/runtime/intrusive_list.hpp"
+
+namespace tern::engine::transport::shm {
+
+class ShmIface;
+
+class ShmEp final : public Ep {
+ public:
+  // What create_ep found out about the peer.
+  struct Peer {
+    ShmSegment segment;  // the peer's receive segment, mapped
+    pid_t pid = 0;
+    FifoGeometry geometry;
+    WakeupAddress wakeup;
+    bool zcopy = false;  // CMA works with this peer
+  };
+
+  ShmEp(ShmIface& iface, Peer&& peer) noexcept;
+  // Outstanding zero-copy operations finish with Canceled; the peer's
+  // segment is unmapped.
+  ~ShmEp() override;
+  ShmEp(const ShmEp&) = delete;
+  ShmEp& operator=(const ShmEp&) = delete;
+
+  [[nodiscard]] Status am_short(uint8_t id, uint64_t header, const void* payload, std::size_t length) override;
+  [[nodiscard]] ssize_t am_bcopy(uint8_t id, PackCallback pack, void* arg) override;
+  [[nodiscard]] Status get_zcopy(void* local, std::size_t length, RemoteMemory remote, Completion* comp) override;
+  [[nodiscard]] Status put_zcopy(const void* local, std::size_t length, RemoteMemory remote,
+                                 Completion* comp) override;
+  [[nodiscard]] Status pending_add(PendingEntry* entry) override;
+  void pending_remove(PendingEntry* entry) override;
+  [[nodiscard]] Status flush(Completion* comp) override;
+  [[nodiscard]] Status fence() override;
+  [[nodiscard]] bool supports_zcopy() const noexcept override { return zcopy_; }
+
+  // For the iface's progress.
+  [[nodiscard]] bool pending_empty() const noexcept { return pending_.empty(); }
+  [[nodiscard]] bool has_room() noexcept { return fifo_.has_room(); }
+  unsigned dispatch_pending() { return pending_.dispatch(); }
+  [[nodiscard]] bool zcopy_idle() const noexcept { return zcopy_ops_.empty(); }
+  // Moves up to `chunk` bytes of the oldest operation and fires the
+  // completions that became due. Returns the number of events.
+  unsigned progress_zcopy(std::size_t chunk);
+
+  runtime::ListHook iface_hook;    // the iface's endpoints
+  runtime::ListHook pending_hook;  // the iface's endpoints with pending entries
+  runtime::ListHook zcopy_hook;    // the iface's endpoints with queued zero copy
+
+ private:
+  struct ZcopyOp {
+    enum class Kind : uint8_t { Get, Put, Flush };
+    Kind kind;
+    std::byte* local;
+    uint64_t remote;
+    std::size_t length;
+    std::size_t done;
+    Completion* comp;
+  };
+
+  [[nodiscard]] Status start_zcopy(ZcopyOp::Kind kind, std::byte* local, std::size_t length, uint64_t remote,
+                                   Completion* comp);
+  [[nodiscard]] int copy(const ZcopyOp& op, std::size_t length) noexcept;
+
+  void wake_peer_if_armed() noexcept {
+    // seq_cst, and after the seq_cst publish: see FifoSender::publish. It is
+    // a plain load on x86 and normally a cache hit: the flag has its own
+    // line, which the peer writes only when it goes to sleep.
+    if (TERN_UNLIKELY(peer_armed_->load(std::memory_order_seq_cst) != 0)) wake_peer();
+  }
+  void wake_peer() noexcept;
+
+  // Touched by every send.
+  FifoSender fifo_;
+  std::atomic<uint32_t>* peer_armed_;
+  std::size_t max_short_;
+  std::size_t max_bcopy_;
+  EpPendingQueue pending_;
+  ShmIface& iface_;
+
+  Peer peer_;
+  bool zcopy_;
+  std::deque<ZcopyOp> zcopy_ops_;
+};
+
+}  // namespace tern::engine::transport::shm

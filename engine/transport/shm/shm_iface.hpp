@@ -1,0 +1,76 @@
+// The shm transport: one receive FIFO per iface in a POSIX shared-memory
+// segment that every local peer maps; CMA for zero copy; a datagram socket
+// to wake a sleeping receiver.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "segment_layout.hpp"
+#include "shm_address.hpp"
+#include "shm_ep.hpp"
+#include "shm_segment.hpp"
+#include "wakeup.hpp"
+#include "transport/fifo_inbox.hpp"
+#include "transport/iface.hpp"
+#include "transport/iface_params.hpp"
+#include "tern/runtime/intrusive_list.hpp"
+
+namespace tern::engine::transport::shm {
+
+class ShmIface final : public Iface {
+ public:
+  [[nodiscard]] static std::unique_ptr<Iface> create(const IfaceParams& params, Status& status);
+  // Destroys the remaining endpoints and removes the segment's name.
+  ~ShmIface() override;
+  ShmIface(const ShmIface&) = delete;
+  ShmIface& operator=(const ShmIface&) = delete;
+
+  [[nodiscard]] const IfaceAttr& attr() const noexcept override { return attr_; }
+  unsigned progress() override;
+  void set_am_handler(uint8_t id, AmHandler handler, void* arg) override;
+  [[nodiscard]] std::vector<std::byte> address() const override { return packed_address_; }
+  [[nodiscard]] bool is_reachable(std::span<const std::byte> remote_address) const override;
+  [[nodiscard]] Ep* create_ep(std::span<const std::byte> remote_address, Status& status) override;
+  void destroy_ep(Ep* ep) override;
+  [[nodiscard]] int event_fd() const noexcept override { return wakeup_.fd(); }
+  [[nodiscard]] Status arm() override;
+  void disarm() override;
+
+  // For ShmEp.
+  void schedule_pending(ShmEp& ep) noexcept;
+  void schedule_zcopy(ShmEp& ep) noexcept;
+  void signal(const WakeupAddress& peer) const noexcept { wakeup_.signal(peer); }
+  [[nodiscard]] std::size_t cma_chunk() const noexcept { return cma_chunk_; }
+
+ private:
+  ShmIface(const IfaceParams& params, FifoGeometry geometry, std::string segment_name, ShmSegment segment,
+           WakeupSocket wakeup);
+  [[nodiscard]] bool reachable(const ShmAddress& peer) const noexcept;
+  unsigned dispatch_pending();
+  unsigned progress_zcopy();
+
+  // Touched by every progress(); the inbox's handler table comes last in it.
+  runtime::IntrusiveList<ShmEp, &ShmEp::pending_hook> pending_eps_;
+  runtime::IntrusiveList<ShmEp, &ShmEp::zcopy_hook> zcopy_eps_;
+  uint32_t cells_;
+  FifoInbox inbox_;
+
+  SegmentHeader* header_;
+  IfaceAttr attr_;
+  ShmAddress address_;
+  std::vector<std::byte> packed_address_;
+  ShmSegment segment_;
+  WakeupSocket wakeup_;
+  runtime::Switch cma_mode_;
+  std::size_t cma_chunk_;
+  runtime::IntrusiveList<ShmEp, &ShmEp::iface_hook> eps_;
+  // Peers read this word with CMA to learn whether the kernel lets them.
+  uint64_t probe_word_ = kProbeMagic;
+};
+
+}  // namespace tern::engine::transport::shm

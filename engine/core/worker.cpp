@@ -1,7 +1,10 @@
 // The public Worker: argument checks and locking around WorkerImpl.
 #include "tern/engine/worker.hpp"
 
+#include <cstdlib>
+
 #include "core/worker_impl.hpp"
+#include "tern/runtime/compiler.hpp"
 #include "tern/runtime/log.hpp"
 
 namespace tern::engine {
@@ -108,6 +111,23 @@ Status Worker::wait_event() { return impl_->wait_event(-1); }
 Status Worker::signal() { return impl_->signal(); }
 
 void Worker::wait_mem(const volatile uint64_t* address, uint64_t old_value) { impl_->wait_mem(address, old_value); }
+
+void* Worker::mem_alloc(std::size_t size) {
+  WorkerImpl::Guard guard(*impl_);
+  for (auto& iface : impl_->ifaces_) {
+    if (void* memory = iface->mem_alloc(size)) return memory;
+  }
+  return std::aligned_alloc(64, align_up(size == 0 ? 1 : size, 64));
+}
+
+void Worker::mem_free(void* pointer) {
+  if (pointer == nullptr) return;
+  WorkerImpl::Guard guard(*impl_);
+  for (auto& iface : impl_->ifaces_) {
+    if (iface->mem_free(pointer)) return;
+  }
+  std::free(pointer);
+}
 
 std::vector<std::string> Worker::transport_names() const { return impl_->transport_names(); }
 

@@ -103,7 +103,7 @@ class WorkerImpl {
   bool thread_safe_ = false;
   std::recursive_mutex mutex_;
   std::vector<std::unique_ptr<transport::Iface>> ifaces_;  // best first
-  std::vector<transport::Iface*> iface_list_;
+  std::vector<transport::Iface*> iface_list_;  // the ones progress() polls
   std::vector<std::byte> address_;
   std::unordered_map<uint64_t, std::unique_ptr<Endpoint>> endpoints_;
   tag::Matcher matcher_;

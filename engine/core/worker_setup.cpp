@@ -114,7 +114,8 @@ Status WorkerImpl::open_ifaces() {
   std::vector<TransportAddress> entries;
   iface_addresses.reserve(ifaces_.size());
   for (auto& iface : ifaces_) {
-    iface_list_.push_back(iface.get());
+    // Every poll of every iface lengthens the loop that waits for a message.
+    if ((iface->attr().flags & transport::kCapLoopback) == 0) iface_list_.push_back(iface.get());
     register_am_handlers(*iface);
     iface_addresses.push_back(iface->address());
     if (int fd = iface->event_fd(); fd >= 0) {
@@ -191,6 +192,9 @@ Status WorkerImpl::connect(std::span<const std::byte> peer_address, Endpoint*& e
           params_.config.rndv_threshold != 0 ? params_.config.rndv_threshold : attr.rndv_threshold;
       ep->rndv_threshold = zcopy ? std::max<std::size_t>(threshold, 1) : SIZE_MAX;
       ep->pending.callback = &WorkerImpl::on_lane_ready;
+      if (std::find(iface_list_.begin(), iface_list_.end(), iface.get()) == iface_list_.end()) {
+        iface_list_.push_back(iface.get());
+      }
       endpoint = ep.get();
       endpoints_.emplace(peer.uuid, std::move(ep));
       TERN_LOG(Debug, "connect: peer %016llx over %s", static_cast<unsigned long long>(peer.uuid),

@@ -41,6 +41,9 @@ enum IfaceFlag : uint32_t {
   kCapGetZcopy = 1u << 2,
   kCapPutZcopy = 1u << 3,
   kCapWakeup = 1u << 4,
+  // Only this iface's own endpoints send to it (loopback): nothing can
+  // arrive before one exists, so the worker need not poll it until then.
+  kCapLoopback = 1u << 5,
 };
 
 struct IfaceAttr {
@@ -122,6 +125,13 @@ class Iface {
   [[nodiscard]] virtual Status arm() = 0;
   // Consumes the wakeup notification after the fd fired.
   virtual void disarm() = 0;
+
+  // Memory that this transport's peers can reach faster than arbitrary
+  // memory (for shm: mapped by local peers, so zero copy is a memcpy).
+  // Null when the transport has none to give.
+  [[nodiscard]] virtual void* mem_alloc(std::size_t /*size*/) noexcept { return nullptr; }
+  // False when `pointer` did not come from this iface's mem_alloc.
+  virtual bool mem_free(void* /*pointer*/) noexcept { return false; }
 };
 
 }  // namespace tern::engine::transport

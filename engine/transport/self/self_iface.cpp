@@ -63,7 +63,7 @@ SelfIface::SelfIface(const IfaceParams& params, FifoGeometry geometry, std::byte
   fifo_init(&indices_, cells, geometry);
   inbox_.attach(&indices_, cells, geometry);
   attr_.name = "self";
-  attr_.flags = kCapAmShort | kCapAmBcopy | kCapGetZcopy | kCapPutZcopy | kCapWakeup;
+  attr_.flags = kCapAmShort | kCapAmBcopy | kCapGetZcopy | kCapPutZcopy | kCapWakeup | kCapLoopback;
   attr_.max_bcopy = geometry.max_message();
   attr_.max_short = attr_.max_bcopy - sizeof(uint64_t);
   attr_.max_zcopy = SIZE_MAX;

@@ -11,7 +11,7 @@ namespace tern::engine::transport::shm {
 namespace {
 
 constexpr uint32_t kAddressMagic = 0x4d485354;  // "TSHM"
-constexpr uint16_t kAddressVersion = 1;
+constexpr uint16_t kAddressVersion = 2;
 constexpr std::size_t kMaxNameLength = 100;  // fits sun_path with room to spare
 
 struct FixedPart {
@@ -22,8 +22,11 @@ struct FixedPart {
   int32_t pid;
   uint32_t cells;
   uint32_t cell_size;
-};
-static_assert(sizeof(FixedPart) == 44);
+  int32_t arena_fd;
+  uint64_t arena_base;
+  uint64_t arena_capacity;
+} __attribute__((packed));
+static_assert(sizeof(FixedPart) == 64);
 
 uint64_t fnv1a(uint64_t hash, const void* data, std::size_t length) noexcept {
   const auto* bytes = static_cast<const unsigned char*>(data);
@@ -97,6 +100,9 @@ std::vector<std::byte> pack_address(const ShmAddress& address) {
   fixed.pid = static_cast<int32_t>(address.pid);
   fixed.cells = address.geometry.cells;
   fixed.cell_size = address.geometry.cell_size;
+  fixed.arena_fd = address.arena_fd;
+  fixed.arena_base = address.arena_base;
+  fixed.arena_capacity = address.arena_capacity;
   std::vector<std::byte> bytes(sizeof(fixed) + address.segment_name.size());
   std::memcpy(bytes.data(), &fixed, sizeof(fixed));
   std::memcpy(bytes.data() + sizeof(fixed), address.segment_name.data(), address.segment_name.size());
@@ -114,6 +120,9 @@ bool unpack_address(std::span<const std::byte> bytes, ShmAddress& out) {
   address.pid = static_cast<pid_t>(fixed.pid);
   address.geometry.cells = fixed.cells;
   address.geometry.cell_size = fixed.cell_size;
+  address.arena_fd = fixed.arena_fd;
+  address.arena_base = fixed.arena_base;
+  address.arena_capacity = fixed.arena_capacity;
   address.segment_name.assign(reinterpret_cast<const char*>(bytes.data() + sizeof(fixed)), fixed.name_length);
   if (!address.geometry.valid() || !valid_segment_name(address.segment_name)) return false;
   out = std::move(address);

@@ -27,6 +27,11 @@ struct ShmAddress {
   pid_t pid = 0;
   FifoGeometry geometry;
   std::string segment_name;  // "/tern-..."
+  // The owner's shared arena (capacity 0: none), which peers map through
+  // /proc/<pid>/fd/<arena_fd>.
+  int32_t arena_fd = -1;
+  uint64_t arena_base = 0;
+  uint64_t arena_capacity = 0;
 };
 
 [[nodiscard]] std::vector<std::byte> pack_address(const ShmAddress& address);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 
+#include "shared_arena.hpp"
 #include "shm_segment.hpp"
 #include "wakeup.hpp"
 #include "transport/ep_pending_queue.hpp"
@@ -29,6 +30,9 @@ class ShmEp final : public Ep {
     FifoGeometry geometry;
     WakeupAddress wakeup;
     bool zcopy = false;  // CMA works with this peer
+    int arena_fd = -1;   // the peer's shared arena, if any
+    uint64_t arena_base = 0;
+    uint64_t arena_capacity = 0;
   };
 
   ShmEp(ShmIface& iface, Peer&& peer) noexcept;
@@ -95,6 +99,7 @@ class ShmEp final : public Ep {
 
   Peer peer_;
   bool zcopy_;
+  PeerArena arena_;  // mapped on the first copy that falls in it
   std::deque<ZcopyOp> zcopy_ops_;
 };
 

@@ -101,6 +101,11 @@ ShmIface::ShmIface(const IfaceParams& params, FifoGeometry geometry, std::string
   address_.pid = getpid();
   address_.geometry = geometry;
   address_.segment_name = std::move(segment_name);
+  if (params.config.shm_arena_size != 0 && arena_.create(params.config.shm_arena_size) == Status::Ok) {
+    address_.arena_fd = arena_.fd();
+    address_.arena_base = arena_.base();
+    address_.arena_capacity = arena_.capacity();
+  }
   packed_address_ = pack_address(address_);
 
   attr_.name = "shm";
@@ -225,6 +230,9 @@ Ep* ShmIface::create_ep(std::span<const std::byte> remote_address, Status& statu
   if (header->expected_peers != 0 && attached == header->expected_peers) ShmSegment::unlink(address.segment_name);
 
   peer.pid = address.pid;
+  peer.arena_fd = address.arena_fd;
+  peer.arena_base = address.arena_base;
+  peer.arena_capacity = address.arena_capacity;
   peer.geometry = address.geometry;
   peer.wakeup = wakeup_address(address.segment_name);
   auto* ep = new ShmEp(*this, std::move(peer));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "segment_layout.hpp"
+#include "shared_arena.hpp"
 #include "shm_address.hpp"
 #include "shm_ep.hpp"
 #include "shm_segment.hpp"
@@ -40,6 +41,8 @@ class ShmIface final : public Iface {
   [[nodiscard]] int event_fd() const noexcept override { return wakeup_.fd(); }
   [[nodiscard]] Status arm() override;
   void disarm() override;
+  [[nodiscard]] void* mem_alloc(std::size_t size) noexcept override { return arena_.allocate(size); }
+  bool mem_free(void* pointer) noexcept override { return arena_.deallocate(pointer); }
 
   // For ShmEp.
   void schedule_pending(ShmEp& ep) noexcept;
@@ -69,6 +72,7 @@ class ShmIface final : public Iface {
   runtime::Switch cma_mode_;
   std::size_t cma_chunk_;
   runtime::IntrusiveList<ShmEp, &ShmEp::iface_hook> eps_;
+  SharedArena arena_;
   // Peers read this word with CMA to learn whether the kernel lets them.
   uint64_t probe_word_ = kProbeMagic;
 };

@@ -105,6 +105,14 @@ class Worker {
   // event arrives. For memory that peers store to directly.
   void wait_mem(const volatile uint64_t* address, uint64_t old_value);
 
+  // --- Memory. Buffers from mem_alloc are mapped by peers on this node, so
+  // a rendezvous from or into them is one memcpy instead of a kernel copy.
+  // Falls back to ordinary memory when no transport offers any; aligned to
+  // at least 64 bytes. Null only when out of memory.
+  [[nodiscard]] void* mem_alloc(std::size_t size);
+  // Frees what mem_alloc returned (null is ignored).
+  void mem_free(void* pointer);
+
   // Names of the transports this worker opened, best first (for tern_info and tests).
   [[nodiscard]] std::vector<std::string> transport_names() const;
   // The transport chosen for an endpoint ("self", "shm").

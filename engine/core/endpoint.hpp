@@ -27,6 +27,7 @@ class Endpoint {
   std::size_t max_short = 0;       // payload of a one-message eager send
   std::size_t max_fragment = 0;    // payload of a middle fragment
   std::size_t rndv_threshold = 0;  // SIZE_MAX: no rendezvous on this lane
+  std::size_t rndv_threshold_mapped = 0;  // for buffers the peer has mapped (mem_alloc)
 
   // Sends that found the lane full wait here, in posting order; while the
   // queue is not empty new sends join it, so messages never overtake. Only the

@@ -135,8 +135,9 @@ const char* Worker::transport_of(const Endpoint* endpoint) const noexcept {
   return impl_->owns(endpoint) ? endpoint->iface->attr().name : "";
 }
 
-std::size_t Worker::rndv_threshold(const Endpoint* endpoint) const noexcept {
-  return impl_->owns(endpoint) ? endpoint->rndv_threshold : 0;
+std::size_t Worker::rndv_threshold(const Endpoint* endpoint, bool mapped_memory) const noexcept {
+  if (!impl_->owns(endpoint)) return 0;
+  return mapped_memory ? std::min(endpoint->rndv_threshold, endpoint->rndv_threshold_mapped) : endpoint->rndv_threshold;
 }
 
 }  // namespace tern::engine

@@ -191,6 +191,13 @@ Status WorkerImpl::connect(std::span<const std::byte> peer_address, Endpoint*& e
       const std::size_t threshold =
           params_.config.rndv_threshold != 0 ? params_.config.rndv_threshold : attr.rndv_threshold;
       ep->rndv_threshold = zcopy ? std::max<std::size_t>(threshold, 1) : SIZE_MAX;
+      // A peer that cannot map our memory falls back to CMA, so mapped memory
+      // takes the rendezvous only where CMA works too.
+      ep->rndv_threshold_mapped =
+          zcopy ? std::max<std::size_t>(params_.config.rndv_threshold != 0 ? params_.config.rndv_threshold
+                                                                           : attr.rndv_threshold_mapped,
+                                        1)
+                : SIZE_MAX;
       ep->pending.callback = &WorkerImpl::on_lane_ready;
       if (std::find(iface_list_.begin(), iface_list_.end(), iface.get()) == iface_list_.end()) {
         iface_list_.push_back(iface.get());

@@ -107,7 +107,8 @@ Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t len
   r->flags = flags;
   const bool sync = (flags & kSendSync) != 0;
   const std::size_t single_capacity = ep->max_fragment + sizeof(tag::FragmentHeader) - sizeof(tag::EagerSyncHeader);
-  if (length >= ep->rndv_threshold && length > 0) {
+  const bool mapped = length >= ep->rndv_threshold_mapped && ep->iface->mem_owns(buffer, length);
+  if (length > 0 && (length >= ep->rndv_threshold || mapped)) {
     r->protocol = SendProtocol::Rendezvous;
   } else if (sync && length <= single_capacity) {
     r->protocol = SendProtocol::SyncSingle;

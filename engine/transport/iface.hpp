@@ -53,6 +53,8 @@ struct IfaceAttr {
   std::size_t max_bcopy = 0;   // bytes a pack callback may write
   std::size_t max_zcopy = 0;   // largest get/put in one call (SIZE_MAX: no limit)
   std::size_t rndv_threshold = 0;  // where zero copy starts to pay off (measured default)
+  // The same for buffers from this iface's mem_alloc, which peers map.
+  std::size_t rndv_threshold_mapped = 0;
   int priority = 0;            // higher wins when several reach a peer
 };
 
@@ -132,6 +134,10 @@ class Iface {
   [[nodiscard]] virtual void* mem_alloc(std::size_t /*size*/) noexcept { return nullptr; }
   // False when `pointer` did not come from this iface's mem_alloc.
   virtual bool mem_free(void* /*pointer*/) noexcept { return false; }
+  // True when [pointer, pointer + length) lies in this iface's mem_alloc memory.
+  [[nodiscard]] virtual bool mem_owns(const void* /*pointer*/, std::size_t /*length*/) const noexcept {
+    return false;
+  }
 };
 
 }  // namespace tern::engine::transport

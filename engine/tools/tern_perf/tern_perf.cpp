@@ -435,7 +435,7 @@ int run_rank(runtime::ForkJob& job, const PerfOptions& options, const std::vecto
   }
   if (rank == 0) {
     std::printf("# engine: transport %s, rendezvous from %zu B, window %u, buffers from %s\n",
-                worker->transport_of(peer), worker->rndv_threshold(peer), options.window,
+                worker->transport_of(peer), worker->rndv_threshold(peer, from_worker), options.window,
                 from_worker ? "Worker::mem_alloc" : "malloc");
     std::printf("# latency: best of %u samples up to %zu B; bandwidth: best of %u samples\n", kLatencySamples,
                 kBestOfLimit, kBandwidthSamples);

@@ -67,7 +67,9 @@ SelfIface::SelfIface(const IfaceParams& params, FifoGeometry geometry, std::byte
   attr_.max_bcopy = geometry.max_message();
   attr_.max_short = attr_.max_bcopy - sizeof(uint64_t);
   attr_.max_zcopy = SIZE_MAX;
-  attr_.rndv_threshold = rndv_threshold_from(params.config);
+  // A get is a memcpy here, from any memory.
+  attr_.rndv_threshold = mapped_rndv_threshold_from(params.config, attr_.max_short);
+  attr_.rndv_threshold_mapped = attr_.rndv_threshold;
   attr_.priority = 40;
 }
 

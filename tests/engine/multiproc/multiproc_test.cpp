@@ -373,6 +373,55 @@ TEST(EngineMultiProcess, SleepingReceiverIsWokenByAPeerSend) {
   EXPECT_EQ(rc, 0);
 }
 
+TEST(EngineMultiProcess, RendezvousFromMappedMemory) {
+  int rc = run_job(2, [](Context& ctx) -> int {
+    Worker& w = *ctx.worker;
+    Endpoint* peer = ctx.peers[1 - ctx.rank];
+    // Buffers from mem_alloc take the rendezvous as soon as a message needs
+    // more than one FIFO cell; the receiver copies straight from the mapping.
+    RANK_CHECK(w.rndv_threshold(peer, true) < w.rndv_threshold(peer));
+    const std::size_t largest = 16u << 20;
+    auto* mapped = static_cast<unsigned char*>(w.mem_alloc(largest + 64));
+    RANK_CHECK(mapped != nullptr);
+    std::vector<unsigned char> plain(largest + 64);
+    const std::size_t sizes[] = {8192, 8193, 65536 + 5, 1u << 20, largest};
+    std::vector<unsigned char> pattern(largest);
+    for (std::size_t length : sizes) {
+      for (int into_mapped = 0; into_mapped < 2; ++into_mapped) {
+        const uint64_t seed = length * 2 + static_cast<uint64_t>(into_mapped);
+        if (ctx.rank == 0) {
+          fill(pattern, length, seed);
+          std::memcpy(mapped, pattern.data(), length);
+          RANK_CHECK(w.tag_send(peer, mapped, length, make_tag(0, 4)) == Status::Ok);
+        } else {
+          unsigned char* into = into_mapped != 0 ? mapped : plain.data();
+          into[length] = 0x5c;
+          TagRecvInfo info;
+          RANK_CHECK(w.tag_recv(into, length, make_tag(0, 4), ~uint64_t{0}, &info) == Status::Ok);
+          RANK_CHECK(info.length == length);
+          RANK_CHECK(verify(into, length, seed));
+          RANK_CHECK(into[length] == 0x5c);
+        }
+      }
+    }
+    // Truncated: only what fits is copied.
+    if (ctx.rank == 0) {
+      fill(pattern, 1u << 20, 77);
+      std::memcpy(mapped, pattern.data(), 1u << 20);
+      RANK_CHECK(w.tag_send(peer, mapped, 1u << 20, make_tag(0, 5)) == Status::Ok);
+    } else {
+      std::memset(mapped, 0xee, 1u << 20);
+      RANK_CHECK(w.tag_recv(mapped, 1000, make_tag(0, 5), ~uint64_t{0}) == Status::Truncated);
+      RANK_CHECK(verify(mapped, 1000, 77));
+      for (std::size_t i = 1000; i < (1u << 20); ++i) RANK_CHECK(mapped[i] == 0xee);
+    }
+    ctx.job->barrier();
+    w.mem_free(mapped);
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
 std::vector<std::string> tern_segments(const std::string& job_id) {
   std::vector<std::string> found;
   if (DIR* dir = opendir("/dev/shm")) {

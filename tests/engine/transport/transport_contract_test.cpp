@@ -146,7 +146,14 @@ TEST_P(TransportTest, AttributesDescribeTheCells) {
   EXPECT_EQ(attr.flags & needed, needed);
   EXPECT_EQ(attr.max_bcopy, 8192u - 8);
   EXPECT_EQ(attr.max_short, attr.max_bcopy - 8);
-  EXPECT_EQ(attr.rndv_threshold, 16384u);
+  // Mapped memory (and self, where a get is a memcpy) switches to zero copy
+  // as soon as a message needs more than one cell.
+  EXPECT_EQ(attr.rndv_threshold_mapped, attr.max_short + 1);
+  if (GetParam() == std::string("self")) {
+    EXPECT_EQ(attr.rndv_threshold, attr.max_short + 1);
+  } else {
+    EXPECT_EQ(attr.rndv_threshold, 256u * 1024);
+  }
   EXPECT_GT(attr.max_zcopy, 0u);
 
   runtime::Config config;

@@ -117,7 +117,9 @@ class Worker {
   [[nodiscard]] std::vector<std::string> transport_names() const;
   // The transport chosen for an endpoint ("self", "shm").
   [[nodiscard]] const char* transport_of(const Endpoint* endpoint) const noexcept;
-  [[nodiscard]] std::size_t rndv_threshold(const Endpoint* endpoint) const noexcept;
+  // Messages from this size on go by rendezvous (SIZE_MAX: never); with
+  // `mapped_memory`, for buffers from mem_alloc.
+  [[nodiscard]] std::size_t rndv_threshold(const Endpoint* endpoint, bool mapped_memory = false) const noexcept;
 
  private:
   explicit Worker(std::unique_ptr<WorkerImpl> impl);

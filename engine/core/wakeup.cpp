@@ -43,14 +43,15 @@ Status WorkerImpl::signal() {
   return Status::Ok;
 }
 
-void WorkerImpl::wait_mem(const volatile uint64_t* address, uint64_t old_value) {
+// The word is read atomically: peers (or threads) store to it behind our back.
+void WorkerImpl::wait_mem(const uint64_t* address, uint64_t old_value) {
   constexpr int kSpins = 1000;
   for (int i = 0; i < kSpins; ++i) {
-    if (*address != old_value) return;
+    if (__atomic_load_n(address, __ATOMIC_ACQUIRE) != old_value) return;
     cpu_relax();
   }
   for (;;) {
-    if (*address != old_value) return;
+    if (__atomic_load_n(address, __ATOMIC_ACQUIRE) != old_value) return;
     {
       Guard guard(*this);
       if (arm() == Status::Busy) return;

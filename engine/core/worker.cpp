@@ -110,7 +110,7 @@ Status Worker::wait_event() { return impl_->wait_event(-1); }
 
 Status Worker::signal() { return impl_->signal(); }
 
-void Worker::wait_mem(const volatile uint64_t* address, uint64_t old_value) { impl_->wait_mem(address, old_value); }
+void Worker::wait_mem(const uint64_t* address, uint64_t old_value) { impl_->wait_mem(address, old_value); }
 
 void* Worker::mem_alloc(std::size_t size) {
   WorkerImpl::Guard guard(*impl_);

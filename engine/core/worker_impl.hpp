@@ -95,7 +95,7 @@ class WorkerImpl {
   [[nodiscard]] Status arm();
   [[nodiscard]] Status wait_event(int timeout_ms);
   [[nodiscard]] Status signal();
-  void wait_mem(const volatile uint64_t* address, uint64_t old_value);
+  void wait_mem(const uint64_t* address, uint64_t old_value);
 
   // Protocol state, shared by the files above.
   WorkerParams params_;

@@ -78,14 +78,14 @@ TEST(WakeupTest, EventFdBecomesReadableOnSignal) {
 TEST(WakeupTest, WaitMemReturnsOnStore) {
   auto worker = make_worker();
   drain(*worker);
-  alignas(64) static volatile uint64_t word = 0;
-  word = 0;
+  alignas(64) static uint64_t word = 0;
+  __atomic_store_n(&word, 0, __ATOMIC_RELAXED);
   std::thread writer([] {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    word = 7;
+    __atomic_store_n(&word, 7, __ATOMIC_RELEASE);
   });
   worker->wait_mem(&word, 0);
-  EXPECT_EQ(word, 7u);
+  EXPECT_EQ(__atomic_load_n(&word, __ATOMIC_ACQUIRE), 7u);
   writer.join();
 }
 

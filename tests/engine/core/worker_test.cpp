@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <atomic>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "tern/engine/worker.hpp"
@@ -285,6 +287,55 @@ TEST_F(WorkerTest, ManyOutstandingRequests) {
     ASSERT_EQ(worker_->wait(recvs[i]), Status::Ok);
     ASSERT_EQ(in[i], static_cast<uint32_t>(i) * 3);
   }
+}
+
+}  // namespace
+}  // namespace tern::engine
+
+namespace tern::engine {
+namespace {
+
+// A thread-safe worker (MPI_THREAD_MULTIPLE style): threads send, receive
+// and progress the same worker at once.
+TEST(ThreadSafeWorker, ConcurrentSendersReceiversAndProgress) {
+  WorkerParams params;
+  params.config.transports = "self";
+  params.thread_safe = true;
+  std::unique_ptr<Worker> worker;
+  ASSERT_EQ(Worker::create(params, worker), Status::Ok);
+  Endpoint* ep = nullptr;
+  ASSERT_EQ(worker->connect(worker->address(), ep), Status::Ok);
+  constexpr int kPerThread = 2000;
+  constexpr int kThreads = 2;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<unsigned char> big(20000, static_cast<unsigned char>(t));
+      for (int i = 0; i < kPerThread; ++i) {
+        const std::size_t length = i % 10 == 0 ? big.size() : sizeof(int);
+        if (worker->tag_send(ep, big.data(), length, static_cast<uint64_t>(t)) != Status::Ok) ++failures;
+      }
+    });
+    threads.emplace_back([&, t] {
+      std::vector<unsigned char> in(20000);
+      for (int i = 0; i < kPerThread; ++i) {
+        TagRecvInfo info;
+        if (worker->tag_recv(in.data(), in.size(), static_cast<uint64_t>(t), kTagMaskAll, &info) != Status::Ok ||
+            in[0] != static_cast<unsigned char>(t) || info.length != (i % 10 == 0 ? 20000u : sizeof(int))) {
+          ++failures;
+        }
+      }
+    });
+  }
+  std::atomic<bool> stop{false};
+  std::thread progress([&] {
+    while (!stop) worker->progress();
+  });
+  for (auto& thread : threads) thread.join();
+  stop = true;
+  progress.join();
+  EXPECT_EQ(failures.load(), 0);
 }
 
 }  // namespace

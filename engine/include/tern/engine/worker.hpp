@@ -101,9 +101,10 @@ class Worker {
   [[nodiscard]] Status wait_event();
   // Wakes a thread sleeping in wait_event() or on efd(). Safe from any thread.
   [[nodiscard]] Status signal();
-  // Sleeps until the 8-byte word at `address` differs from `old_value` or an
-  // event arrives. For memory that peers store to directly.
-  void wait_mem(const volatile uint64_t* address, uint64_t old_value);
+  // Sleeps until the aligned 8-byte word at `address` differs from
+  // `old_value` or an event arrives. For memory that peers store to directly;
+  // the word is read with atomic loads.
+  void wait_mem(const uint64_t* address, uint64_t old_value);
 
   // --- Memory. Buffers from mem_alloc are mapped by peers on this node, so
   // a rendezvous from or into them is one memcpy instead of a kernel copy.

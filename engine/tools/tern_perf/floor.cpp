@@ -38,7 +38,13 @@ void FlagPingPong::unmap_lines(FlagLines* lines) noexcept {
   if (lines != nullptr) munmap(lines, sizeof(FlagLines));
 }
 
-double FlagPingPong::run(unsigned rank, unsigned iterations, unsigned warmup) noexcept {
+double FlagPingPong::run(unsigned rank, unsigned iterations, unsigned warmup, unsigned work_ns) noexcept {
+  auto work = [work_ns] {
+    if (work_ns == 0) return;
+    const Clock::time_point until = Clock::now() + std::chrono::nanoseconds(work_ns);
+    while (Clock::now() < until) {
+    }
+  };
   const uint64_t total = uint64_t{iterations} + warmup;
   Clock::time_point begin = Clock::now();
   for (uint64_t i = 1; i <= total; ++i) {
@@ -47,8 +53,10 @@ double FlagPingPong::run(unsigned rank, unsigned iterations, unsigned warmup) no
       if (i == uint64_t{warmup} + 1) begin = Clock::now();
       lines_->ping.store(sequence, std::memory_order_release);
       wait_for(lines_->pong, sequence);
+      work();
     } else {
       wait_for(lines_->ping, sequence);
+      work();
       lines_->pong.store(sequence, std::memory_order_release);
     }
   }

@@ -30,7 +30,9 @@ class FlagPingPong {
   // One run of `iterations` round trips after `warmup` ones; both ranks call
   // it together. Rank 0 returns the half round trip in nanoseconds; rank 1
   // returns 0. The sequence numbers carry over between runs.
-  double run(unsigned rank, unsigned iterations, unsigned warmup) noexcept;
+  // With `work_ns`, each side also spends that long after seeing the other's
+  // flag before answering, as a receiver does to handle a message.
+  double run(unsigned rank, unsigned iterations, unsigned warmup, unsigned work_ns = 0) noexcept;
 
  private:
   FlagLines* lines_;

@@ -30,6 +30,7 @@ void usage(FILE* out, const char* program) {
                "  -w, --window N          sends in flight per bandwidth window (default 64)\n"
                "  -t, --test KIND         latency, bw or all (default all)\n"
                "      --floor-only        measure only the floor (flag ping-pong, memcpy)\n"
+               "      --floor-work        also the flag ping-pong with 0..150 ns of work per message\n"
                "      --mem KIND          where buffers come from: tern (Worker::mem_alloc, which\n"
                "                          peers on the node map) or malloc (default tern)\n"
                "      --timeout SECONDS   end the run after this long (default 600)\n"
@@ -59,13 +60,14 @@ bool parse_range(const char* text, std::size_t& min_size, std::size_t& max_size)
 }  // namespace
 
 int parse_options(int argc, char** argv, PerfOptions& options) {
-  enum { kFloorOnly = 1000, kTimeout, kMemory };
+  enum { kFloorOnly = 1000, kTimeout, kMemory, kFloorWork };
   static const option kLong[] = {
       {"sizes", required_argument, nullptr, 'm'},      {"iterations", required_argument, nullptr, 'i'},
       {"warmup", required_argument, nullptr, 'x'},     {"window", required_argument, nullptr, 'w'},
       {"test", required_argument, nullptr, 't'},       {"floor-only", no_argument, nullptr, kFloorOnly},
       {"timeout", required_argument, nullptr, kTimeout}, {"help", no_argument, nullptr, 'h'},
       {"mem", required_argument, nullptr, kMemory},
+      {"floor-work", no_argument, nullptr, kFloorWork},
       {nullptr, 0, nullptr, 0}};
   const char* program = argc > 0 ? argv[0] : "tern_perf";
   auto bad = [&](const char* what, const char* value) {
@@ -104,6 +106,7 @@ int parse_options(int argc, char** argv, PerfOptions& options) {
         }
         break;
       case kFloorOnly: options.floor_only = true; break;
+      case kFloorWork: options.floor_work = true; break;
       case kMemory:
         if (std::strcmp(optarg, "tern") == 0) options.worker_memory = true;
         else if (std::strcmp(optarg, "malloc") == 0) options.worker_memory = false;

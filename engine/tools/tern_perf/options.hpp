@@ -18,6 +18,7 @@ struct PerfOptions {
   bool latency = true;
   bool bandwidth = true;
   bool floor_only = false;
+  bool floor_work = false;    // also the flag ping-pong with work per message
   bool worker_memory = true;  // buffers from Worker::mem_alloc (false: malloc)
   unsigned timeout_seconds = 600;
 };

@@ -395,6 +395,23 @@ int run_rank(runtime::ForkJob& job, const PerfOptions& options, const std::vecto
     std::printf("# floor: memcpy of 4 MiB, one thread   %10.0f MB/s\n", floor.memcpy_mbps);
     std::fflush(stdout);
   }
+  if (options.floor_work) {
+    // How the flag ping-pong grows when each side does a little work per
+    // message, as any receiver must: on some machines a few tens of
+    // nanoseconds move it into a slower regime (see docs/performance.md).
+    FlagPingPong flags(lines);
+    for (unsigned work_ns : {0u, 20u, 40u, 60u, 80u, 100u, 150u}) {
+      double best = 0;
+      for (unsigned run = 0; run < kFlagRuns; ++run) {
+        job.barrier();
+        const double ns = flags.run(rank, kFlagIterations, kFlagWarmup, work_ns);
+        if (rank == 0 && (best == 0 || ns < best)) best = ns;
+      }
+      if (rank == 0) std::printf("# floor: flag ping-pong with %3u ns of work per message: %4.0f ns\n", work_ns, best);
+    }
+    std::fflush(stdout);
+    job.barrier();
+  }
   if (options.floor_only) return 0;
 
   std::unique_ptr<Worker> worker;

@@ -52,9 +52,23 @@ Message* new_unexpected(WorkerImpl& worker, uint64_t tag, std::size_t length) {
   return m;
 }
 
-void add_unexpected(WorkerImpl& worker, Message* m) {
+// Keeps an arrived message nobody has asked for yet: its first
+// `payload_length` bytes of `total_length`, and who waits for an ack. Null
+// (the message is dropped, and the log says so) when memory runs out.
+Message* keep_unexpected(WorkerImpl& worker, uint64_t tag, std::size_t total_length, const std::byte* payload,
+                         std::size_t payload_length, Endpoint* sender, uint64_t sender_request) {
+  Message* m = new_unexpected(worker, tag, total_length);
+  if (m == nullptr) {
+    TERN_LOG(Error, "eager: no memory for an unexpected message of %zu bytes; dropped", total_length);
+    return nullptr;
+  }
+  if (payload_length != 0) std::memcpy(m->data, payload, payload_length);
+  m->arrived = payload_length;
+  m->sender = sender;
+  m->sender_request = sender_request;
   m->in_matcher = true;
   worker.matcher_.add_unexpected(&m->entry);
+  return m;
 }
 
 Endpoint* sender_endpoint(WorkerImpl& worker, uint64_t uuid, const char* what) {
@@ -201,14 +215,7 @@ void on_eager(void* arg, const void* data, std::size_t length) {
     deliver_whole(worker, RequestImpl::from_expected(entry), tag, payload, payload_length);
     return;
   }
-  Message* m = new_unexpected(worker, tag, payload_length);
-  if (m == nullptr) {
-    TERN_LOG(Error, "eager: no memory for an unexpected message of %zu bytes; dropped", payload_length);
-    return;
-  }
-  if (payload_length != 0) std::memcpy(m->data, payload, payload_length);
-  m->arrived = payload_length;
-  add_unexpected(worker, m);
+  (void)keep_unexpected(worker, tag, payload_length, payload, payload_length, nullptr, 0);
 }
 
 void on_eager_sync(void* arg, const void* data, std::size_t length) {
@@ -223,16 +230,7 @@ void on_eager_sync(void* arg, const void* data, std::size_t length) {
     deliver_whole(worker, RequestImpl::from_expected(entry), header.tag, payload, payload_length);
     return;
   }
-  Message* m = new_unexpected(worker, header.tag, payload_length);
-  if (m == nullptr) {
-    TERN_LOG(Error, "eager: no memory for an unexpected message of %zu bytes; dropped", payload_length);
-    return;
-  }
-  if (payload_length != 0) std::memcpy(m->data, payload, payload_length);
-  m->arrived = payload_length;
-  m->sender = sender;
-  m->sender_request = header.sender_request;
-  add_unexpected(worker, m);
+  (void)keep_unexpected(worker, header.tag, payload_length, payload, payload_length, sender, header.sender_request);
 }
 
 void on_eager_first(void* arg, const void* data, std::size_t length) {
@@ -252,18 +250,9 @@ void on_eager_first(void* arg, const void* data, std::size_t length) {
     sender->rx_request = r;
     return;
   }
-  Message* m = new_unexpected(worker, header.tag, header.total_length);
-  if (m == nullptr) {
-    TERN_LOG(Error, "eager: no memory for an unexpected message of %zu bytes; dropped",
-             static_cast<std::size_t>(header.total_length));
-    return;
-  }
-  std::memcpy(m->data, payload, payload_length);
-  m->arrived = payload_length;
-  m->sender = sender;
-  m->sender_request = header.sender_request;
-  sender->rx_unexpected = m;
-  add_unexpected(worker, m);
+  // Later fragments from this sender land in it until it is whole.
+  sender->rx_unexpected = keep_unexpected(worker, header.tag, header.total_length, payload, payload_length, sender,
+                                          header.sender_request);
 }
 
 void on_eager_middle(void* arg, const void* data, std::size_t length) {

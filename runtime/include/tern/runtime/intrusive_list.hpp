@@ -4,6 +4,8 @@
 
 #include <cstddef>
 
+#include "tern/runtime/compiler.hpp"
+
 namespace tern::runtime {
 
 struct ListHook {
@@ -61,19 +63,7 @@ class IntrusiveList {
  private:
   static ListHook* hook(T* item) noexcept { return &(item->*Member); }
   static T* owner(const ListHook* h) noexcept {
-    return reinterpret_cast<T*>(reinterpret_cast<char*>(const_cast<ListHook*>(h)) - hook_offset());
-  }
-  // The hook's offset inside T, folded to a constant by the compiler; the
-  // union avoids constructing a T or dereferencing a null pointer.
-  static std::size_t hook_offset() noexcept {
-    union Storage {
-      char byte;
-      T object;
-      Storage() : byte(0) {}
-      ~Storage() {}
-    } storage;
-    return static_cast<std::size_t>(reinterpret_cast<char*>(&(storage.object.*Member)) -
-                                    reinterpret_cast<char*>(&storage.object));
+    return container_of(const_cast<ListHook*>(h), Member);
   }
   void insert_before(ListHook* position, ListHook* h) noexcept {
     h->next = position;

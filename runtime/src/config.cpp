@@ -30,6 +30,11 @@ constexpr ConfigVariable kVariables[] = {
      "How blocking calls wait: spin on progress, sleep on the wakeup fd, or spin then sleep."},
     {"TERN_SPIN_COUNT", "20000", "integer", "Progress polls before an adaptive wait goes to sleep."},
     {"TERN_TLS", "all", "comma list of self,shm", "Restricts which transports the engine may use."},
+    {"TERN_BOOTSTRAP", "auto", "auto|pmix|singleton",
+     "How a process finds its job. auto: PMIx when a PMIx launcher started it, else a job of one; "
+     "pmix: fail unless a PMIx launcher started it; singleton: a job of one even under a launcher."},
+    {"TERN_BOOTSTRAP_TIMEOUT", "60", "seconds, 0..86400 (0: no limit)",
+     "How long PMIx_Init may take before start-up fails with an error naming the unreachable server."},
 };
 
 const char* default_lookup(const char* name) { return std::getenv(name); }
@@ -60,6 +65,27 @@ bool parse_wait_mode(std::string_view text, WaitMode& out) {
   else if (text == "block") out = WaitMode::Block;
   else if (text == "adaptive") out = WaitMode::Adaptive;
   else return false;
+  return true;
+}
+
+bool parse_bootstrap(std::string_view text, BootstrapMode& out) {
+  if (text == "auto") out = BootstrapMode::Auto;
+  else if (text == "pmix") out = BootstrapMode::Pmix;
+  else if (text == "singleton") out = BootstrapMode::Singleton;
+  else return false;
+  return true;
+}
+
+// Plain decimal seconds: "1m" or "1K" would be read as something else.
+bool parse_seconds(std::string_view text, unsigned& out) {
+  if (text.empty() || text.size() > 5) return false;
+  unsigned value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + static_cast<unsigned>(c - '0');
+  }
+  if (value > 86400) return false;
+  out = value;
   return true;
 }
 
@@ -149,6 +175,10 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
     // "all" anywhere means no restriction, which Config spells as empty.
     if (!all) config.transports = v;
   }
+  if (const char* v = lookup("TERN_BOOTSTRAP"); v && !parse_bootstrap(v, config.bootstrap))
+    return reject("TERN_BOOTSTRAP", v);
+  if (const char* v = lookup("TERN_BOOTSTRAP_TIMEOUT"); v && !parse_seconds(v, config.bootstrap_timeout))
+    return reject("TERN_BOOTSTRAP_TIMEOUT", v);
   out = std::move(config);
   return Status::Ok;
 }

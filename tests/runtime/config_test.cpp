@@ -69,6 +69,8 @@ TEST(Config, DefaultsWhenNothingIsSet) {
   EXPECT_EQ(config.wait_mode, WaitMode::Adaptive);
   EXPECT_EQ(config.spin_count, defaults.spin_count);
   EXPECT_TRUE(config.transports.empty());
+  EXPECT_EQ(config.bootstrap, BootstrapMode::Auto);
+  EXPECT_EQ(config.bootstrap_timeout, kDefaultBootstrapTimeout);
 }
 
 TEST(Config, EmptyValuesCountAsUnset) {
@@ -99,7 +101,8 @@ TEST(Config, TableDescribesEveryVariable) {
     EXPECT_NE(std::string_view(var.meaning), "") << var.name;
   }
   for (const char* name : {"TERN_LOG_LEVEL", "TERN_RNDV_THRESH", "TERN_SHM_CELL_SIZE", "TERN_SHM_FIFO_CELLS",
-                           "TERN_CMA", "TERN_CMA_CHUNK", "TERN_WAIT_MODE", "TERN_SPIN_COUNT", "TERN_TLS"}) {
+                           "TERN_CMA", "TERN_CMA_CHUNK", "TERN_WAIT_MODE", "TERN_SPIN_COUNT", "TERN_TLS",
+                           "TERN_BOOTSTRAP", "TERN_BOOTSTRAP_TIMEOUT"}) {
     EXPECT_NE(find_variable(name), nullptr) << name;
   }
 }
@@ -116,6 +119,8 @@ TEST(Config, TableDefaultsAreThemselvesAccepted) {
   EXPECT_EQ(config.shm_fifo_cells, 128u);
   EXPECT_EQ(config.cma_chunk, 4u << 20);
   EXPECT_EQ(config.spin_count, 20000u);
+  EXPECT_EQ(config.bootstrap, BootstrapMode::Auto);
+  EXPECT_EQ(config.bootstrap_timeout, 60u);
 }
 
 TEST(Config, LogLevels) {
@@ -133,6 +138,15 @@ TEST(Config, WaitModes) {
   EXPECT_EQ(load_ok(Env().set("TERN_WAIT_MODE", "spin")).wait_mode, WaitMode::Spin);
   EXPECT_EQ(load_ok(Env().set("TERN_WAIT_MODE", "block")).wait_mode, WaitMode::Block);
   EXPECT_EQ(load_ok(Env().set("TERN_WAIT_MODE", "adaptive")).wait_mode, WaitMode::Adaptive);
+}
+
+TEST(Config, BootstrapModes) {
+  EXPECT_EQ(load_ok(Env().set("TERN_BOOTSTRAP", "auto")).bootstrap, BootstrapMode::Auto);
+  EXPECT_EQ(load_ok(Env().set("TERN_BOOTSTRAP", "pmix")).bootstrap, BootstrapMode::Pmix);
+  EXPECT_EQ(load_ok(Env().set("TERN_BOOTSTRAP", "singleton")).bootstrap, BootstrapMode::Singleton);
+  EXPECT_EQ(load_ok(Env().set("TERN_BOOTSTRAP_TIMEOUT", "0")).bootstrap_timeout, 0u);
+  EXPECT_EQ(load_ok(Env().set("TERN_BOOTSTRAP_TIMEOUT", "5")).bootstrap_timeout, 5u);
+  EXPECT_EQ(load_ok(Env().set("TERN_BOOTSTRAP_TIMEOUT", "86400")).bootstrap_timeout, 86400u);
 }
 
 TEST(Config, Switches) {
@@ -214,7 +228,11 @@ INSTANTIATE_TEST_SUITE_P(
                       BadValue{"TERN_SPIN_COUNT", "lots"}, BadValue{"TERN_SPIN_COUNT", "99999999999999999999"},
                       BadValue{"TERN_TLS", "tcp"}, BadValue{"TERN_TLS", "shm,"}, BadValue{"TERN_TLS", ",shm"},
                       BadValue{"TERN_TLS", "self,,shm"}, BadValue{"TERN_TLS", "self shm"},
-                      BadValue{"TERN_TLS", ","}),
+                      BadValue{"TERN_TLS", ","}, BadValue{"TERN_BOOTSTRAP", "slurm"},
+                      BadValue{"TERN_BOOTSTRAP", "PMIX"}, BadValue{"TERN_BOOTSTRAP", "pmix,singleton"},
+                      BadValue{"TERN_BOOTSTRAP", "single"}, BadValue{"TERN_BOOTSTRAP_TIMEOUT", "-1"},
+                      BadValue{"TERN_BOOTSTRAP_TIMEOUT", "1m"}, BadValue{"TERN_BOOTSTRAP_TIMEOUT", "86401"},
+                      BadValue{"TERN_BOOTSTRAP_TIMEOUT", "99999999999"}, BadValue{"TERN_BOOTSTRAP_TIMEOUT", "1.5"}),
     [](const ::testing::TestParamInfo<BadValue>& info) {
       std::string name = std::string(info.param.name).substr(5) + "_" + std::to_string(info.index);
       return name;

@@ -18,6 +18,15 @@ enum class Switch : int { Auto, On, Off };
 // at once, or spin a while and then sleep (the default).
 enum class WaitMode : int { Spin, Block, Adaptive };
 
+// Where a process learns its rank and peers: auto (PMIx when a PMIx server
+// started the process, else a singleton), PMIx only, or a singleton even
+// under a launcher (debugging one rank by hand).
+enum class BootstrapMode : int { Auto, Pmix, Singleton };
+
+// PMIx_Init talks only to the server on this node, so a minute without an
+// answer means the server named in the environment is gone or unreachable.
+inline constexpr unsigned kDefaultBootstrapTimeout = 60;
+
 struct Config {
   LogLevel log_level = LogLevel::Warn;
   std::size_t rndv_threshold = 0;      // 0 (auto): the transport's measured default
@@ -29,6 +38,8 @@ struct Config {
   WaitMode wait_mode = WaitMode::Adaptive;
   std::size_t spin_count = 20000;      // polls before an adaptive wait sleeps
   std::string transports;              // comma list restricting transports; empty: all
+  BootstrapMode bootstrap = BootstrapMode::Auto;
+  unsigned bootstrap_timeout = kDefaultBootstrapTimeout;  // seconds PMIx_Init may take; 0: no limit
 };
 
 struct ConfigVariable {

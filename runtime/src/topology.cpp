@@ -1,0 +1,186 @@
+#include "tern/runtime/topology.hpp"
+
+#include <hwloc.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "tern/runtime/log.hpp"
+
+namespace tern::runtime {
+namespace {
+
+struct BitmapDeleter {
+  void operator()(hwloc_bitmap_s* bitmap) const noexcept { hwloc_bitmap_free(bitmap); }
+};
+using Bitmap = std::unique_ptr<hwloc_bitmap_s, BitmapDeleter>;
+
+unsigned count(hwloc_topology_t topology, hwloc_obj_type_t type) {
+  if (topology == nullptr) return 0;
+  int n = hwloc_get_nbobjs_by_type(topology, type);
+  return n > 0 ? static_cast<unsigned>(n) : 0;
+}
+
+// "0-3,5,7-8" from ascending numbers.
+std::string format_ranges(const std::vector<unsigned>& numbers) {
+  std::string text;
+  for (std::size_t i = 0; i < numbers.size();) {
+    std::size_t j = i;
+    while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) ++j;
+    if (!text.empty()) text += ',';
+    text += std::to_string(numbers[i]);
+    if (j > i) text += '-' + std::to_string(numbers[j]);
+    i = j + 1;
+  }
+  return text;
+}
+
+std::string counted(unsigned n, const char* singular, const char* plural) {
+  return std::to_string(n) + ' ' + (n == 1 ? singular : plural);
+}
+
+Status bind_to(hwloc_topology_t topology, hwloc_obj_t obj, const char* what, unsigned index) {
+  if (topology == nullptr) return Status::InvalidParam;
+  if (obj == nullptr || obj->cpuset == nullptr || hwloc_bitmap_iszero(obj->cpuset)) {
+    TERN_LOG(Debug, "topology: no %s %u to bind to", what, index);
+    return Status::InvalidParam;
+  }
+  // Flags 0: the whole process where the OS allows it (Linux does), so threads
+  // a library started before us (PMIx's progress thread) move along.
+  if (hwloc_set_cpubind(topology, obj->cpuset, 0) != 0) {
+    TERN_LOG(Error, "topology: binding to %s %u failed: %s", what, index, std::strerror(errno));
+    return Status::IoError;
+  }
+  return Status::Ok;
+}
+
+}  // namespace
+
+Status Topology::load(Topology& out) {
+  out = Topology();
+  hwloc_topology_t topology = nullptr;
+  if (hwloc_topology_init(&topology) != 0) {
+    TERN_LOG(Error, "topology: hwloc_topology_init failed: %s", std::strerror(errno));
+    return Status::NoMemory;
+  }
+  if (hwloc_topology_load(topology) != 0) {
+    TERN_LOG(Error, "topology: hwloc_topology_load failed: %s", std::strerror(errno));
+    hwloc_topology_destroy(topology);
+    return Status::IoError;
+  }
+  out.topology_ = topology;
+  return Status::Ok;
+}
+
+Topology::~Topology() {
+  if (topology_ != nullptr) hwloc_topology_destroy(topology_);
+}
+
+Topology::Topology(Topology&& other) noexcept : topology_(std::exchange(other.topology_, nullptr)) {}
+
+Topology& Topology::operator=(Topology&& other) noexcept {
+  if (this != &other) {
+    if (topology_ != nullptr) hwloc_topology_destroy(topology_);
+    topology_ = std::exchange(other.topology_, nullptr);
+  }
+  return *this;
+}
+
+unsigned Topology::packages() const noexcept {
+  unsigned n = count(topology_, HWLOC_OBJ_PACKAGE);
+  // Some virtual machines and containers expose no package object.
+  return n == 0 && topology_ != nullptr ? 1 : n;
+}
+
+unsigned Topology::numa_nodes() const noexcept {
+  unsigned n = count(topology_, HWLOC_OBJ_NUMANODE);
+  return n == 0 && topology_ != nullptr ? 1 : n;
+}
+
+unsigned Topology::cores() const noexcept {
+  unsigned n = count(topology_, HWLOC_OBJ_CORE);
+  // Without core objects (some architectures), each PU is its own core.
+  return n == 0 ? pus() : n;
+}
+
+unsigned Topology::pus() const noexcept { return count(topology_, HWLOC_OBJ_PU); }
+
+std::string Topology::binding_of_self() const {
+  if (topology_ == nullptr) return "unknown";
+  Bitmap bound(hwloc_bitmap_alloc());
+  if (!bound) return "unknown";
+  if (hwloc_get_cpubind(topology_, bound.get(), 0) != 0 &&
+      hwloc_get_cpubind(topology_, bound.get(), HWLOC_CPUBIND_THREAD) != 0) {
+    return "unknown";
+  }
+  hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topology_);
+  if (hwloc_bitmap_isincluded(allowed, bound.get())) return "unbound";
+
+  std::vector<unsigned> whole_cores;
+  bool splits_a_core = false;
+  const unsigned ncores = count(topology_, HWLOC_OBJ_CORE);
+  for (unsigned i = 0; i < ncores; ++i) {
+    hwloc_obj_t core = hwloc_get_obj_by_type(topology_, HWLOC_OBJ_CORE, i);
+    if (core == nullptr || core->cpuset == nullptr) continue;
+    if (hwloc_bitmap_isincluded(core->cpuset, bound.get())) whole_cores.push_back(i);
+    else if (hwloc_bitmap_intersects(core->cpuset, bound.get())) splits_a_core = true;
+  }
+  if (!splits_a_core && !whole_cores.empty()) {
+    return (whole_cores.size() == 1 ? "core " : "cores ") + format_ranges(whole_cores);
+  }
+  std::vector<unsigned> pu_numbers;
+  const unsigned npus = count(topology_, HWLOC_OBJ_PU);
+  for (unsigned i = 0; i < npus; ++i) {
+    hwloc_obj_t pu = hwloc_get_obj_by_type(topology_, HWLOC_OBJ_PU, i);
+    if (pu != nullptr && hwloc_bitmap_isset(bound.get(), pu->os_index)) pu_numbers.push_back(i);
+  }
+  if (pu_numbers.empty()) return "unknown";
+  return (pu_numbers.size() == 1 ? "PU " : "PUs ") + format_ranges(pu_numbers);
+}
+
+int Topology::numa_node_of_cpu(int cpu) const noexcept {
+  if (topology_ == nullptr || cpu < 0) return -1;
+  if (hwloc_get_pu_obj_by_os_index(topology_, static_cast<unsigned>(cpu)) == nullptr) return -1;
+  const unsigned nodes = count(topology_, HWLOC_OBJ_NUMANODE);
+  for (unsigned i = 0; i < nodes; ++i) {
+    hwloc_obj_t node = hwloc_get_obj_by_type(topology_, HWLOC_OBJ_NUMANODE, i);
+    if (node != nullptr && node->cpuset != nullptr && hwloc_bitmap_isset(node->cpuset, static_cast<unsigned>(cpu)))
+      return static_cast<int>(node->logical_index);
+  }
+  // A machine without NUMA objects is one node.
+  return nodes == 0 ? 0 : -1;
+}
+
+int Topology::numa_node_of_core(unsigned index) const noexcept {
+  if (topology_ == nullptr) return -1;
+  hwloc_obj_t core = hwloc_get_obj_by_type(topology_, HWLOC_OBJ_CORE, index);
+  if (core == nullptr || core->cpuset == nullptr) return -1;
+  int first = hwloc_bitmap_first(core->cpuset);
+  return first < 0 ? -1 : numa_node_of_cpu(first);
+}
+
+Status Topology::bind_self_to_core(unsigned index) {
+  if (topology_ == nullptr) return Status::InvalidParam;
+  hwloc_obj_type_t type = count(topology_, HWLOC_OBJ_CORE) != 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+  return bind_to(topology_, hwloc_get_obj_by_type(topology_, type, index), "core", index);
+}
+
+Status Topology::bind_self_to_numa(unsigned index) {
+  if (topology_ == nullptr) return Status::InvalidParam;
+  hwloc_obj_t node = hwloc_get_obj_by_type(topology_, HWLOC_OBJ_NUMANODE, index);
+  // The machine as a whole stands in for node 0 where hwloc finds no NUMA object.
+  if (node == nullptr && index == 0 && count(topology_, HWLOC_OBJ_NUMANODE) == 0)
+    node = hwloc_get_root_obj(topology_);
+  return bind_to(topology_, node, "NUMA node", index);
+}
+
+std::string Topology::summary() const {
+  if (topology_ == nullptr) return "topology not loaded";
+  return counted(packages(), "package", "packages") + ", " + counted(numa_nodes(), "NUMA node", "NUMA nodes") +
+         ", " + counted(cores(), "core", "cores") + ", " + counted(pus(), "PU", "PUs");
+}
+
+}  // namespace tern::runtime

@@ -1,0 +1,49 @@
+// A job: this process's bootstrap (PMIx under a launcher, a singleton
+// otherwise) and its worker, with endpoints to other ranks made on first use
+// from the addresses every rank published. What the MPI and SHMEM front ends
+// start from.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tern/engine/worker.hpp"
+#include "tern/runtime/bootstrap.hpp"
+
+namespace tern::engine {
+
+class Job {
+ public:
+  // Bootstraps, creates the worker (named after the job, expecting the other
+  // local ranks), publishes its address and meets the other ranks at a
+  // collecting fence. On failure `error` says which step failed and why.
+  [[nodiscard]] static Status create(std::unique_ptr<Job>& out, std::string& error,
+                                     const WorkerParams& params = WorkerParams());
+  // Destroys the worker, then leaves the job.
+  ~Job();
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
+  [[nodiscard]] unsigned rank() const noexcept { return bootstrap_->rank(); }
+  [[nodiscard]] unsigned size() const noexcept { return bootstrap_->size(); }
+  [[nodiscard]] runtime::Bootstrap& bootstrap() noexcept { return *bootstrap_; }
+  [[nodiscard]] Worker& worker() noexcept { return *worker_; }
+
+  // The endpoint to `rank` (this rank too: loopback), connected on first use
+  // from the address that rank published. InvalidParam for a rank out of
+  // range; the bootstrap's or connect's error otherwise.
+  [[nodiscard]] Status endpoint(unsigned rank, Endpoint*& out);
+
+  // Ends the whole job with `exit_code`; the launcher prints `message`.
+  [[noreturn]] void abort(int exit_code, const char* message);
+
+ private:
+  Job() = default;
+
+  std::unique_ptr<runtime::Bootstrap> bootstrap_;
+  std::unique_ptr<Worker> worker_;
+  std::vector<Endpoint*> endpoints_;  // by rank; null until first use
+};
+
+}  // namespace tern::engine

@@ -1,7 +1,9 @@
 #include "floor.hpp"
 
 #include <sched.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -33,6 +35,22 @@ FlagLines* FlagPingPong::map_lines() noexcept {
   if (memory == MAP_FAILED) return nullptr;
   return new (memory) FlagLines();
 }
+
+FlagLines* FlagPingPong::map_named_lines(const std::string& name, bool create) noexcept {
+  const int fd = shm_open(name.c_str(), create ? (O_RDWR | O_CREAT | O_EXCL) : O_RDWR, 0600);
+  if (fd < 0) return nullptr;
+  if (create && ftruncate(fd, sizeof(FlagLines)) != 0) {
+    close(fd);
+    shm_unlink(name.c_str());
+    return nullptr;
+  }
+  void* memory = mmap(nullptr, sizeof(FlagLines), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (memory == MAP_FAILED) return nullptr;
+  return create ? new (memory) FlagLines() : static_cast<FlagLines*>(memory);
+}
+
+void FlagPingPong::unlink_lines(const std::string& name) noexcept { shm_unlink(name.c_str()); }
 
 void FlagPingPong::unmap_lines(FlagLines* lines) noexcept {
   if (lines != nullptr) munmap(lines, sizeof(FlagLines));

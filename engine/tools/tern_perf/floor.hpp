@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "tern/runtime/compiler.hpp"
 
@@ -23,6 +24,11 @@ class FlagPingPong {
  public:
   // Maps the flags; call before fork. Null when the mapping failed.
   [[nodiscard]] static FlagLines* map_lines() noexcept;
+  // For processes not related by fork: rank 0 creates the named segment
+  // (`create`), the other opens it; the name is removed by unlink_lines once
+  // both have mapped it. Null on failure.
+  [[nodiscard]] static FlagLines* map_named_lines(const std::string& name, bool create) noexcept;
+  static void unlink_lines(const std::string& name) noexcept;
   static void unmap_lines(FlagLines* lines) noexcept;
 
   explicit FlagPingPong(FlagLines* lines) noexcept : lines_(lines) {}

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "floor.hpp"
+#include "group.hpp"
 #include "options.hpp"
 #include "tern/engine/worker.hpp"
 #include "tern/runtime/compiler.hpp"
@@ -354,7 +355,7 @@ struct Floor {
   double memcpy_mbps = 0;
 };
 
-Floor measure_floor(runtime::ForkJob& job, FlagLines* lines) {
+Floor measure_floor(Group& job, FlagLines* lines) {
   Floor floor;
   FlagPingPong flags(lines);
   for (unsigned run = 0; run < kFlagRuns; ++run) {
@@ -377,7 +378,7 @@ std::string format_value(double value, bool measured) {
 }
 
 // Runs everything after the fork in one rank; returns its exit code.
-int run_rank(runtime::ForkJob& job, const PerfOptions& options, const std::vector<std::size_t>& sizes,
+int run_rank(Group& job, const PerfOptions& options, const std::vector<std::size_t>& sizes,
              FlagLines* lines, const std::vector<int>& cpus, bool pinned) {
   const unsigned rank = job.rank();
   if (rank == 0) {
@@ -417,6 +418,7 @@ int run_rank(runtime::ForkJob& job, const PerfOptions& options, const std::vecto
   std::unique_ptr<Worker> worker;
   WorkerParams params;
   params.local_peers = 1;
+  params.job_id = job.job_id();
   Status status = Worker::create(params, worker);
   if (status != Status::Ok) {
     std::fprintf(stderr, "tern_perf: rank %u: Worker::create failed: %s\n", rank, to_string(status));
@@ -520,6 +522,44 @@ int run_rank(runtime::ForkJob& job, const PerfOptions& options, const std::vecto
   return 0;
 }
 
+// Started by a PMIx launcher as one of exactly two ranks: the launcher binds
+// the ranks, watches them and ends the job if one fails.
+int run_launched(const PerfOptions& options, const std::vector<std::size_t>& sizes) {
+  std::unique_ptr<runtime::Bootstrap> bootstrap;
+  std::string error;
+  if (runtime::create_bootstrap(bootstrap, error) != Status::Ok) {
+    std::fprintf(stderr, "tern_perf: %s\n", error.c_str());
+    return 1;
+  }
+  if (bootstrap->size() != 2) {
+    if (bootstrap->rank() == 0) {
+      std::fprintf(stderr, "tern_perf: needs exactly 2 ranks under a launcher (got %u): use -n 2\n",
+                   bootstrap->size());
+    }
+    (void)bootstrap->finalize();
+    return 2;
+  }
+  LaunchedGroup group(*bootstrap);
+  const std::string name = "/tern-" + group.job_id() + "-perf-flags";
+  FlagLines* lines = group.rank() == 0 ? FlagPingPong::map_named_lines(name, true) : nullptr;
+  group.barrier();
+  if (group.rank() != 0) lines = FlagPingPong::map_named_lines(name, false);
+  group.barrier();
+  if (group.rank() == 0) FlagPingPong::unlink_lines(name);
+  if (lines == nullptr) {
+    std::fprintf(stderr, "tern_perf: rank %u cannot map %s: %s\n", group.rank(), name.c_str(), std::strerror(errno));
+    bootstrap->abort(1, "tern_perf: no shared flag lines");
+  }
+  const std::vector<int> cpus = allowed_cpus();
+  const bool pinned = pin(cpus, group.rank());
+  const int code = run_rank(group, options, sizes, lines, cpus, pinned);
+  if (code != 0) bootstrap->abort(code, "tern_perf: a benchmark step failed");
+  group.barrier();
+  FlagPingPong::unmap_lines(lines);
+  (void)bootstrap->finalize();
+  return 0;
+}
+
 int main_impl(int argc, char** argv) {
   PerfOptions options;
   switch (parse_options(argc, argv, options)) {
@@ -528,6 +568,8 @@ int main_impl(int argc, char** argv) {
     default: return 1;
   }
   const std::vector<std::size_t> sizes = message_sizes(options);
+
+  if (runtime::pmix_environment_present()) return run_launched(options, sizes);
 
   // Made before fork, so both ranks share it.
   FlagLines* lines = FlagPingPong::map_lines();
@@ -549,7 +591,8 @@ int main_impl(int argc, char** argv) {
   const std::vector<int> cpus = allowed_cpus();
   const bool pinned = pin(cpus, job.rank());
 
-  int code = run_rank(job, options, sizes, lines, cpus, pinned);
+  ForkGroup group(job);
+  int code = run_rank(group, options, sizes, lines, cpus, pinned);
   if (job.rank() == 0) {
     watch_peer(false);
     alarm(0);  // finish() has its own deadline for rank 1

@@ -1,0 +1,88 @@
+// tern_info: what this Tern build is and would do on this machine: version,
+// transports with their capabilities and thresholds, the topology, and every
+// TERN_* variable with its current value, default and meaning.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <unistd.h>
+
+#include "tern/runtime/config.hpp"
+#include "tern/runtime/topology.hpp"
+#include "transport/iface_params.hpp"
+
+namespace {
+
+using tern::Status;
+namespace transport = tern::engine::transport;
+
+std::string capabilities(uint32_t flags) {
+  static constexpr std::pair<uint32_t, const char*> kNames[] = {
+      {transport::kCapAmShort, "short"},         {transport::kCapAmBcopy, "bcopy"},
+      {transport::kCapGetZcopy, "get-zcopy"},    {transport::kCapPutZcopy, "put-zcopy"},
+      {transport::kCapWakeup, "wakeup"},         {transport::kCapLoopback, "loopback"},
+  };
+  std::string text;
+  for (const auto& [flag, name] : kNames) {
+    if ((flags & flag) == 0) continue;
+    if (!text.empty()) text += ", ";
+    text += name;
+  }
+  return text;
+}
+
+void print_transport(const char* name, std::unique_ptr<transport::Iface> iface, Status status) {
+  if (!iface) {
+    std::printf("  %-5s unavailable: %s\n", name, tern::to_string(status));
+    return;
+  }
+  const transport::IfaceAttr& attr = iface->attr();
+  std::printf("  %-5s %s\n", attr.name, capabilities(attr.flags).c_str());
+  std::printf("        one-cell message up to %zu B, fragment %zu B, priority %d\n", attr.max_short, attr.max_bcopy,
+              attr.priority);
+  std::printf("        rendezvous from %zu B (from Worker::mem_alloc memory: %zu B)\n", attr.rndv_threshold,
+              attr.rndv_threshold_mapped);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1) {
+    std::printf("Usage: %s\nPrints Tern's version, transports, topology and configuration variables.\n", argv[0]);
+    return std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help" ? 0 : 2;
+  }
+  tern::runtime::Config config;
+  std::string error;
+  if (tern::runtime::load_config(config, error) != Status::Ok) {
+    std::fprintf(stderr, "tern_info: %s\n", error.c_str());
+    return 1;
+  }
+  std::printf("Tern %s\n\n", TERN_VERSION);
+
+  std::printf("Transports:\n");
+  transport::IfaceParams params;
+  params.job_id = "info" + std::to_string(getpid());
+  params.worker_uuid = 1;
+  params.config = config;
+  Status status = Status::Ok;
+  auto shm = transport::create_shm_iface(params, status);
+  print_transport("shm", std::move(shm), status);
+  auto self = transport::create_self_iface(params, status);
+  print_transport("self", std::move(self), status);
+
+  std::printf("\nTopology:\n");
+  tern::runtime::Topology topology;
+  if (tern::runtime::Topology::load(topology) == Status::Ok) {
+    std::printf("  %s; this process: %s\n", topology.summary().c_str(), topology.binding_of_self().c_str());
+  } else {
+    std::printf("  unknown (hwloc could not load it)\n");
+  }
+
+  std::printf("\nConfiguration (environment variables):\n");
+  for (const tern::runtime::ConfigVariable& var : tern::runtime::config_variables()) {
+    const char* value = std::getenv(var.name);
+    std::printf("  %-22s = %-10s (default %s; %s)\n", var.name, value != nullptr ? value : var.default_value,
+                var.default_value, var.accepted);
+    std::printf("  %-22s   %s\n", "", var.meaning);
+  }
+  return 0;
+}

@@ -1,0 +1,43 @@
+// The job ternrun runs: its names and each rank's environment (before PMIx
+// adds the variables that lead a client to this server).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ternrun/options.hpp"
+
+namespace tern::launcher {
+
+struct Job {
+  std::string nspace;    // the PMIx namespace
+  std::string id;        // TERN_JOB_ID: names the job's shared-memory segments, /dev/shm/tern-<id>-*
+  std::string hostname;
+  unsigned size = 0;
+  bool oversubscribed = false;  // more ranks than cores
+};
+
+// A namespace no other ternrun on this host uses at the same time:
+// "ternrun-<pid>-<salt as 6 hex digits>". The salt keeps a reused pid of an
+// earlier, crashed ternrun from sharing names with what that one left behind.
+std::string make_namespace(long pid, std::uint32_t salt);
+
+// Letters, digits, '-' and '_' are kept, anything else becomes '_': the
+// characters that are safe in shared-memory and socket names.
+std::string sanitize_job_id(std::string_view nspace);
+
+// "0,1,...,size-1": PMIX_LOCAL_PEERS, and the input of PMIx_generate_ppn.
+std::string rank_list(unsigned size);
+
+// The environment every rank starts with, as NAME=value strings: ternrun's own
+// (`base`, a null-terminated array like environ) without the variables of an
+// outer PMIx server (PMIX_*, but PMIX_MCA_* settings are kept), then the -x
+// variables, TERN_JOB_ID, and TERN_WAIT_MODE=block for an oversubscribed job
+// unless -x sets it. A -x without value whose variable ternrun does not have
+// adds a line to `warnings`.
+std::vector<std::string> rank_environment(const char* const* base, const Options& options, const Job& job,
+                                          std::vector<std::string>& warnings);
+
+}  // namespace tern::launcher

@@ -1,0 +1,97 @@
+// The job's names and the environment its ranks start with.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "ternrun/job.hpp"
+
+namespace tern::launcher {
+namespace {
+
+std::vector<std::string> environment(std::vector<const char*> base, const Options& options, const Job& job,
+                                     std::vector<std::string>& warnings) {
+  base.push_back(nullptr);
+  return rank_environment(base.data(), options, job, warnings);
+}
+
+bool has(const std::vector<std::string>& env, const std::string& entry) {
+  return std::find(env.begin(), env.end(), entry) != env.end();
+}
+
+bool has_name(const std::vector<std::string>& env, const std::string& name) {
+  return std::any_of(env.begin(), env.end(), [&](const std::string& e) { return e.starts_with(name + "="); });
+}
+
+Job test_job(bool oversubscribed = false) {
+  Job job;
+  job.nspace = make_namespace(1234, 0xabcdef);
+  job.id = sanitize_job_id(job.nspace);
+  job.size = 2;
+  job.oversubscribed = oversubscribed;
+  return job;
+}
+
+TEST(launcher_job, Names) {
+  EXPECT_EQ(make_namespace(1234, 0xabcdef), "ternrun-1234-abcdef");
+  EXPECT_EQ(make_namespace(7, 0x12abcdef), "ternrun-7-abcdef");
+  EXPECT_EQ(sanitize_job_id("ternrun-1234-abcdef"), "ternrun-1234-abcdef");
+  EXPECT_EQ(sanitize_job_id("slurm.job/42:x"), "slurm_job_42_x");
+  EXPECT_EQ(rank_list(1), "0");
+  EXPECT_EQ(rank_list(4), "0,1,2,3");
+}
+
+TEST(launcher_job, EnvironmentInheritsAndSetsJobId) {
+  Options options;
+  std::vector<std::string> warnings;
+  auto env = environment({"HOME=/root", "PATH=/bin", "TERN_JOB_ID=stale"}, options, test_job(), warnings);
+  EXPECT_TRUE(has(env, "HOME=/root"));
+  EXPECT_TRUE(has(env, "PATH=/bin"));
+  EXPECT_TRUE(has(env, "TERN_JOB_ID=ternrun-1234-abcdef"));
+  EXPECT_FALSE(has(env, "TERN_JOB_ID=stale"));
+  EXPECT_FALSE(has_name(env, "TERN_WAIT_MODE"));
+  EXPECT_TRUE(warnings.empty());
+}
+
+TEST(launcher_job, OuterPmixVariablesAreDropped) {
+  Options options;
+  std::vector<std::string> warnings;
+  auto env = environment({"PMIX_NAMESPACE=slurm.1", "PMIX_RANK=3", "PMIX_SERVER_URI41=x", "PMIX_MCA_gds=hash"},
+                         options, test_job(), warnings);
+  EXPECT_FALSE(has_name(env, "PMIX_NAMESPACE"));
+  EXPECT_FALSE(has_name(env, "PMIX_RANK"));
+  EXPECT_FALSE(has_name(env, "PMIX_SERVER_URI41"));
+  EXPECT_TRUE(has(env, "PMIX_MCA_gds=hash"));  // a user's PMIx setting, not the outer server's
+}
+
+TEST(launcher_job, ExportsSetAndPassOn) {
+  Options options;
+  options.exports = {{"FOO", std::string("bar")}, {"HOME", std::nullopt}, {"PATH", std::string("/x")},
+                     {"MISSING", std::nullopt}};
+  std::vector<std::string> warnings;
+  auto env = environment({"HOME=/root", "PATH=/bin"}, options, test_job(), warnings);
+  EXPECT_TRUE(has(env, "FOO=bar"));
+  EXPECT_TRUE(has(env, "HOME=/root"));
+  EXPECT_TRUE(has(env, "PATH=/x"));
+  EXPECT_FALSE(has(env, "PATH=/bin"));
+  EXPECT_FALSE(has_name(env, "MISSING"));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("MISSING"), std::string::npos);
+}
+
+TEST(launcher_job, OversubscribedRanksBlock) {
+  Options options;
+  std::vector<std::string> warnings;
+  auto env = environment({"TERN_WAIT_MODE=spin"}, options, test_job(true), warnings);
+  EXPECT_TRUE(has(env, "TERN_WAIT_MODE=block"));
+  EXPECT_FALSE(has(env, "TERN_WAIT_MODE=spin"));
+  // An explicit -x is the user's decision and wins.
+  options.exports = {{"TERN_WAIT_MODE", std::string("adaptive")}};
+  env = environment({}, options, test_job(true), warnings);
+  EXPECT_TRUE(has(env, "TERN_WAIT_MODE=adaptive"));
+  EXPECT_FALSE(has(env, "TERN_WAIT_MODE=block"));
+}
+
+}  // namespace
+}  // namespace tern::launcher

@@ -1,0 +1,262 @@
+/* Tern's MPI interface: the subset of MPI 4.x that Tern implements, with the
+ * standard's names and meanings. Handles are ints (indexes into tables kept
+ * by the library), so handle conversion to and from Fortran is the identity.
+ *
+ * Every function exists under its MPI_ name and its PMPI_ profiling name; the
+ * MPI_ names are weak aliases, so a profiling library may define them and
+ * call the PMPI_ ones.
+ *
+ * Functions outside the subset are not declared: a program that uses one
+ * fails to build instead of computing something wrong. */
+#ifndef TERN_MPI_H
+#define TERN_MPI_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 4
+#define MPI_SUBVERSION 0
+#define TERN_MPI 1
+
+/* --- Handle types */
+typedef int MPI_Comm;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Request;
+typedef int MPI_Errhandler;
+typedef int MPI_Group;
+typedef int MPI_Info;
+typedef int MPI_Fint;
+typedef ptrdiff_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+
+/* What a completed receive (or probe) learned. MPI_SOURCE, MPI_TAG and
+ * MPI_ERROR are public; the rest belongs to the library (MPI_Get_count). */
+typedef struct MPI_Status {
+  int MPI_SOURCE;
+  int MPI_TAG;
+  int MPI_ERROR;
+  int tern_cancelled;
+  MPI_Count tern_bytes;
+} MPI_Status;
+
+#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+
+/* --- Predefined handles */
+#define MPI_COMM_NULL ((MPI_Comm)0)
+#define MPI_COMM_WORLD ((MPI_Comm)1)
+#define MPI_COMM_SELF ((MPI_Comm)2)
+
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_GROUP_NULL ((MPI_Group)0)
+#define MPI_INFO_NULL ((MPI_Info)0)
+
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)1)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)2)
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)3)
+
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0)
+#define MPI_CHAR ((MPI_Datatype)1)
+#define MPI_SIGNED_CHAR ((MPI_Datatype)2)
+#define MPI_UNSIGNED_CHAR ((MPI_Datatype)3)
+#define MPI_BYTE ((MPI_Datatype)4)
+#define MPI_SHORT ((MPI_Datatype)5)
+#define MPI_UNSIGNED_SHORT ((MPI_Datatype)6)
+#define MPI_INT ((MPI_Datatype)7)
+#define MPI_UNSIGNED ((MPI_Datatype)8)
+#define MPI_LONG ((MPI_Datatype)9)
+#define MPI_UNSIGNED_LONG ((MPI_Datatype)10)
+#define MPI_LONG_LONG_INT ((MPI_Datatype)11)
+#define MPI_LONG_LONG MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)12)
+#define MPI_FLOAT ((MPI_Datatype)13)
+#define MPI_DOUBLE ((MPI_Datatype)14)
+#define MPI_LONG_DOUBLE ((MPI_Datatype)15)
+#define MPI_WCHAR ((MPI_Datatype)16)
+#define MPI_C_BOOL ((MPI_Datatype)17)
+#define MPI_INT8_T ((MPI_Datatype)18)
+#define MPI_INT16_T ((MPI_Datatype)19)
+#define MPI_INT32_T ((MPI_Datatype)20)
+#define MPI_INT64_T ((MPI_Datatype)21)
+#define MPI_UINT8_T ((MPI_Datatype)22)
+#define MPI_UINT16_T ((MPI_Datatype)23)
+#define MPI_UINT32_T ((MPI_Datatype)24)
+#define MPI_UINT64_T ((MPI_Datatype)25)
+#define MPI_AINT ((MPI_Datatype)26)
+#define MPI_OFFSET ((MPI_Datatype)27)
+#define MPI_COUNT ((MPI_Datatype)28)
+#define MPI_PACKED ((MPI_Datatype)29)
+#define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)30)
+#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)31)
+
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_MAX ((MPI_Op)1)
+#define MPI_MIN ((MPI_Op)2)
+#define MPI_SUM ((MPI_Op)3)
+#define MPI_PROD ((MPI_Op)4)
+#define MPI_LAND ((MPI_Op)5)
+#define MPI_BAND ((MPI_Op)6)
+#define MPI_LOR ((MPI_Op)7)
+#define MPI_BOR ((MPI_Op)8)
+#define MPI_LXOR ((MPI_Op)9)
+#define MPI_BXOR ((MPI_Op)10)
+
+/* --- Constants */
+#define MPI_ANY_SOURCE (-1)
+#define MPI_PROC_NULL (-2)
+#define MPI_ROOT (-3)
+#define MPI_ANY_TAG (-1)
+#define MPI_UNDEFINED (-32766)
+#define MPI_IN_PLACE ((void *)-1)
+#define MPI_BOTTOM ((void *)0)
+
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 256
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+
+/* Predefined attribute keys (MPI_Comm_get_attr). */
+#define MPI_TAG_UB 1
+#define MPI_HOST 2
+#define MPI_IO 3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_UNIVERSE_SIZE 5
+#define MPI_APPNUM 6
+#define MPI_LASTUSEDCODE 7
+
+/* --- Error classes (error codes are the classes themselves). */
+#define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_REQUEST 7
+#define MPI_ERR_ROOT 8
+#define MPI_ERR_GROUP 9
+#define MPI_ERR_OP 10
+#define MPI_ERR_TOPOLOGY 11
+#define MPI_ERR_DIMS 12
+#define MPI_ERR_ARG 13
+#define MPI_ERR_UNKNOWN 14
+#define MPI_ERR_TRUNCATE 15
+#define MPI_ERR_OTHER 16
+#define MPI_ERR_INTERN 17
+#define MPI_ERR_IN_STATUS 18
+#define MPI_ERR_PENDING 19
+#define MPI_ERR_NO_MEM 20
+#define MPI_ERR_KEYVAL 21
+#define MPI_ERR_UNSUPPORTED_OPERATION 22
+#define MPI_ERR_ERRHANDLER 23
+#define MPI_ERR_LASTCODE 23
+
+/* TERN_MPI_API(ret, name, params) declares MPI_name and PMPI_name. */
+#define TERN_MPI_API(ret, name, params) ret MPI_##name params; ret PMPI_##name params;
+
+/* --- Environment */
+TERN_MPI_API(int, Init, (int *argc, char ***argv))
+/* required: the thread level asked for; provided: the one given (MPI_THREAD_MULTIPLE included). */
+TERN_MPI_API(int, Init_thread, (int *argc, char ***argv, int required, int *provided))
+TERN_MPI_API(int, Query_thread, (int *provided))
+TERN_MPI_API(int, Is_thread_main, (int *flag))
+TERN_MPI_API(int, Finalize, (void))
+TERN_MPI_API(int, Initialized, (int *flag))
+TERN_MPI_API(int, Finalized, (int *flag))
+/* Ends every rank of the job with `errorcode` as the exit status. */
+TERN_MPI_API(int, Abort, (MPI_Comm comm, int errorcode))
+TERN_MPI_API(double, Wtime, (void))
+TERN_MPI_API(double, Wtick, (void))
+TERN_MPI_API(int, Get_processor_name, (char *name, int *resultlen))
+TERN_MPI_API(int, Get_version, (int *version, int *subversion))
+TERN_MPI_API(int, Get_library_version, (char *version, int *resultlen))
+
+/* --- Errors */
+TERN_MPI_API(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
+TERN_MPI_API(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
+TERN_MPI_API(int, Errhandler_free, (MPI_Errhandler *errhandler))
+TERN_MPI_API(int, Error_string, (int errorcode, char *string, int *resultlen))
+TERN_MPI_API(int, Error_class, (int errorcode, int *errorclass))
+
+/* --- Communicators */
+TERN_MPI_API(int, Comm_rank, (MPI_Comm comm, int *rank))
+TERN_MPI_API(int, Comm_size, (MPI_Comm comm, int *size))
+/* Collective over comm: a new communicator with the same ranks and its own matching context. */
+TERN_MPI_API(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+TERN_MPI_API(int, Comm_free, (MPI_Comm *comm))
+TERN_MPI_API(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+/* Predefined keys only; attribute_val receives a pointer to an int. */
+TERN_MPI_API(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag))
+
+/* --- Point-to-point */
+TERN_MPI_API(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+TERN_MPI_API(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+TERN_MPI_API(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                         MPI_Status *status))
+TERN_MPI_API(int, Isend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                          MPI_Request *request))
+TERN_MPI_API(int, Issend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                           MPI_Request *request))
+TERN_MPI_API(int, Irecv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                          MPI_Request *request))
+TERN_MPI_API(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                             MPI_Comm comm, MPI_Status *status))
+TERN_MPI_API(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
+TERN_MPI_API(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status))
+TERN_MPI_API(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+TERN_MPI_API(int, Type_size, (MPI_Datatype datatype, int *size))
+
+/* --- Requests */
+TERN_MPI_API(int, Wait, (MPI_Request *request, MPI_Status *status))
+TERN_MPI_API(int, Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]))
+TERN_MPI_API(int, Test, (MPI_Request *request, int *flag, MPI_Status *status))
+TERN_MPI_API(int, Testall, (int count, MPI_Request array_of_requests[], int *flag,
+                            MPI_Status array_of_statuses[]))
+TERN_MPI_API(int, Request_free, (MPI_Request *request))
+
+/* --- Collectives */
+TERN_MPI_API(int, Barrier, (MPI_Comm comm))
+TERN_MPI_API(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
+TERN_MPI_API(int, Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                           int root, MPI_Comm comm))
+TERN_MPI_API(int, Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm))
+TERN_MPI_API(int, Gather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+TERN_MPI_API(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+
+/* --- Handle conversion (handles are already integers) */
+TERN_MPI_API(MPI_Fint, Comm_c2f, (MPI_Comm comm))
+TERN_MPI_API(MPI_Comm, Comm_f2c, (MPI_Fint comm))
+TERN_MPI_API(MPI_Fint, Type_c2f, (MPI_Datatype datatype))
+TERN_MPI_API(MPI_Datatype, Type_f2c, (MPI_Fint datatype))
+TERN_MPI_API(MPI_Fint, Op_c2f, (MPI_Op op))
+TERN_MPI_API(MPI_Op, Op_f2c, (MPI_Fint op))
+TERN_MPI_API(MPI_Fint, Request_c2f, (MPI_Request request))
+TERN_MPI_API(MPI_Request, Request_f2c, (MPI_Fint request))
+
+#undef TERN_MPI_API
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TERN_MPI_H */

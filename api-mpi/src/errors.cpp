@@ -1,0 +1,155 @@
+// Error classes, their texts, error handlers, and the one translation of
+// engine statuses into MPI error classes.
+#include <cstdio>
+#include <cstring>
+
+#include "state.hpp"
+
+namespace tern::mpi {
+namespace {
+
+const char* class_text(int error_class) noexcept {
+  switch (error_class) {
+    case MPI_SUCCESS: return "MPI_SUCCESS: no error";
+    case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER: invalid buffer pointer";
+    case MPI_ERR_COUNT: return "MPI_ERR_COUNT: invalid count argument";
+    case MPI_ERR_TYPE: return "MPI_ERR_TYPE: invalid datatype";
+    case MPI_ERR_TAG: return "MPI_ERR_TAG: invalid tag";
+    case MPI_ERR_COMM: return "MPI_ERR_COMM: invalid communicator";
+    case MPI_ERR_RANK: return "MPI_ERR_RANK: invalid rank";
+    case MPI_ERR_REQUEST: return "MPI_ERR_REQUEST: invalid request";
+    case MPI_ERR_ROOT: return "MPI_ERR_ROOT: invalid root";
+    case MPI_ERR_GROUP: return "MPI_ERR_GROUP: invalid group";
+    case MPI_ERR_OP: return "MPI_ERR_OP: invalid reduce operation";
+    case MPI_ERR_TOPOLOGY: return "MPI_ERR_TOPOLOGY: invalid communicator topology";
+    case MPI_ERR_DIMS: return "MPI_ERR_DIMS: invalid topology dimension";
+    case MPI_ERR_ARG: return "MPI_ERR_ARG: invalid argument";
+    case MPI_ERR_UNKNOWN: return "MPI_ERR_UNKNOWN: unknown error";
+    case MPI_ERR_TRUNCATE: return "MPI_ERR_TRUNCATE: message truncated";
+    case MPI_ERR_OTHER: return "MPI_ERR_OTHER: known error not in this list";
+    case MPI_ERR_INTERN: return "MPI_ERR_INTERN: internal error";
+    case MPI_ERR_IN_STATUS: return "MPI_ERR_IN_STATUS: error code is in status";
+    case MPI_ERR_PENDING: return "MPI_ERR_PENDING: pending request";
+    case MPI_ERR_NO_MEM: return "MPI_ERR_NO_MEM: out of memory";
+    case MPI_ERR_KEYVAL: return "MPI_ERR_KEYVAL: invalid key value";
+    case MPI_ERR_UNSUPPORTED_OPERATION: return "MPI_ERR_UNSUPPORTED_OPERATION: operation not supported by Tern";
+    case MPI_ERR_ERRHANDLER: return "MPI_ERR_ERRHANDLER: invalid error handler";
+    default: return nullptr;
+  }
+}
+
+[[noreturn]] void abort_with(const char* message) {
+  const bool launched = g_state != nullptr && g_state->job;
+  // A PMIx launcher prints the abort message itself; a singleton has nobody to.
+  if (!launched || std::strcmp(g_state->job->bootstrap().name(), "singleton") == 0) {
+    std::fprintf(stderr, "%s\n", message);
+    std::fflush(stderr);
+  }
+  if (launched) g_state->job->abort(1, message);
+  std::_Exit(1);
+}
+
+}  // namespace
+
+int error_class_of(Status status) noexcept {
+  switch (status) {
+    case Status::Ok:
+    case Status::Canceled: return MPI_SUCCESS;
+    case Status::Truncated: return MPI_ERR_TRUNCATE;
+    case Status::MessageTooLong: return MPI_ERR_COUNT;
+    case Status::NoMemory: return MPI_ERR_NO_MEM;
+    case Status::InvalidParam: return MPI_ERR_ARG;
+    case Status::Unsupported: return MPI_ERR_UNSUPPORTED_OPERATION;
+    case Status::InProgress: return MPI_ERR_PENDING;
+    case Status::Unreachable:
+    case Status::IoError:
+    case Status::TimedOut:
+    case Status::NotFound:
+    case Status::WouldBlock:
+    case Status::Busy: return MPI_ERR_OTHER;
+  }
+  return MPI_ERR_INTERN;
+}
+
+int raise(const Comm* comm, int error_class, const char* function, const char* format, ...) {
+  if (comm == nullptr && g_state != nullptr) comm = find_comm(MPI_COMM_WORLD);
+  const MPI_Errhandler handler = comm != nullptr ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
+  if (handler == MPI_ERRORS_RETURN) return error_class;
+
+  char detail[384];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(detail, sizeof(detail), format, args);
+  va_end(args);
+  char message[512];
+  const unsigned rank = g_state != nullptr && g_state->job ? g_state->job->rank() : 0;
+  std::snprintf(message, sizeof(message), "%s: %s on rank %u", function, detail, rank);
+  abort_with(message);
+}
+
+int not_initialized(const char* function) {
+  const bool after = g_finalized.load(std::memory_order_acquire);
+  std::fprintf(stderr, "%s: called %s\n", function, after ? "after MPI_Finalize" : "before MPI_Init");
+  return MPI_ERR_OTHER;
+}
+
+int unsupported(const Comm* comm, const char* function, const char* what) {
+  std::fprintf(stderr, "%s: %s is not supported by Tern yet\n", function, what);
+  return raise(comm, MPI_ERR_UNSUPPORTED_OPERATION, function, "%s is not supported by Tern yet", what);
+}
+
+}  // namespace tern::mpi
+
+using namespace tern::mpi;
+
+extern "C" {
+
+int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
+  const char* text = class_text(errorcode);
+  if (text == nullptr) text = "unknown error code";
+  if (string == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
+  std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
+  *resultlen = static_cast<int>(std::strlen(string));
+  return class_text(errorcode) == nullptr ? MPI_ERR_ARG : MPI_SUCCESS;
+}
+
+int PMPI_Error_class(int errorcode, int* errorclass) {
+  if (errorclass == nullptr || class_text(errorcode) == nullptr) return MPI_ERR_ARG;
+  *errorclass = errorcode;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Comm_set_errhandler(MPI_Comm handle, MPI_Errhandler errhandler) {
+  if (g_state == nullptr) return not_initialized("MPI_Comm_set_errhandler");
+  Comm* comm = find_comm(handle);
+  if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, "MPI_Comm_set_errhandler", "invalid communicator %d", handle);
+  if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN && errhandler != MPI_ERRORS_ABORT) {
+    return raise(comm, MPI_ERR_ERRHANDLER, "MPI_Comm_set_errhandler", "invalid error handler %d", errhandler);
+  }
+  comm->errhandler = errhandler;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_errhandler(MPI_Comm handle, MPI_Errhandler* errhandler) {
+  if (g_state == nullptr) return not_initialized("MPI_Comm_get_errhandler");
+  Comm* comm = find_comm(handle);
+  if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, "MPI_Comm_get_errhandler", "invalid communicator %d", handle);
+  if (errhandler == nullptr) return raise(comm, MPI_ERR_ARG, "MPI_Comm_get_errhandler", "null errhandler argument");
+  *errhandler = comm->errhandler;
+  return MPI_SUCCESS;
+}
+
+// Predefined handlers are never freed; freeing a handle just forgets it.
+int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
+  if (errhandler == nullptr) return MPI_ERR_ARG;
+  *errhandler = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Error_string = PMPI_Error_string
+#pragma weak MPI_Error_class = PMPI_Error_class
+#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+
+}  // extern "C"

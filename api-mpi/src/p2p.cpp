@@ -1,0 +1,326 @@
+// Point-to-point: contiguous data straight to the engine's tag API, the
+// (context, source, tag) triple packed into the engine tag, wildcards as
+// cleared mask bits. No allocation and no lock on the path of a small send
+// or receive (request slots are recycled).
+#include <cstdio>
+
+#include "state.hpp"
+
+namespace tern::mpi {
+namespace {
+
+// Checks the arguments every point-to-point call shares; on success `comm`
+// and `bytes` are set. `receive`: MPI_ANY_SOURCE / MPI_ANY_TAG allowed.
+inline int check_args(const char* function, MPI_Comm handle, const void* buffer, int count, MPI_Datatype datatype,
+                      int peer, int tag, bool receive, Comm*& comm, std::size_t& bytes) {
+  comm = find_comm(handle);
+  if (TERN_UNLIKELY(comm == nullptr)) return raise(nullptr, MPI_ERR_COMM, function, "invalid communicator %d", handle);
+  if (TERN_UNLIKELY(count < 0)) return raise(comm, MPI_ERR_COUNT, function, "invalid count %d", count);
+  const TypeInfo* type = find_type(datatype);
+  if (TERN_UNLIKELY(type == nullptr)) return raise(comm, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
+  if (TERN_UNLIKELY((peer < 0 || peer >= comm->size) && peer != MPI_PROC_NULL &&
+                    !(receive && peer == MPI_ANY_SOURCE))) {
+    return raise(comm, MPI_ERR_RANK, function, "invalid rank %d (communicator of size %d)", peer, comm->size);
+  }
+  if (TERN_UNLIKELY((tag < 0 || tag > kTagUb) && !(receive && tag == MPI_ANY_TAG))) {
+    return raise(comm, MPI_ERR_TAG, function, "invalid tag %d (valid: 0 to %d)", tag, kTagUb);
+  }
+  bytes = static_cast<std::size_t>(count) * type->size;
+  if (TERN_UNLIKELY(buffer == nullptr && bytes != 0)) {
+    return raise(comm, MPI_ERR_BUFFER, function, "null buffer for %zu bytes", bytes);
+  }
+  return MPI_SUCCESS;
+}
+
+struct Match {
+  uint64_t tag;
+  uint64_t mask;
+};
+
+inline Match match_of(const Comm& comm, int source, int tag) noexcept {
+  Match m{make_tag(comm.context, source == MPI_ANY_SOURCE ? 0u : static_cast<unsigned>(source),
+                   tag == MPI_ANY_TAG ? 0u : static_cast<unsigned>(tag)),
+          engine::kTagMaskAll};
+  if (source == MPI_ANY_SOURCE) m.mask &= ~kSourceBits;
+  if (tag == MPI_ANY_TAG) m.mask &= ~kTagBits;
+  return m;
+}
+
+int raise_recv(const Comm* comm, const char* function, Status s, const engine::TagRecvInfo& info, std::size_t bytes,
+               int source) {
+  if (s == Status::Truncated) {
+    return raise(comm, MPI_ERR_TRUNCATE, function, "message of %zu bytes from rank %d truncated to %zu bytes",
+                 info.length, tag_source(info.sender_tag), bytes);
+  }
+  return raise(comm, error_class_of(s), function, "receiving from rank %d failed: %s", source, to_string(s));
+}
+
+int send_blocking(const char* function, const void* buffer, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm handle, unsigned flags) {
+  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(function);
+  Comm* comm = nullptr;
+  std::size_t bytes = 0;
+  if (int err = check_args(function, handle, buffer, count, datatype, dest, tag, false, comm, bytes);
+      TERN_UNLIKELY(err != MPI_SUCCESS)) {
+    return err;
+  }
+  if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+  engine::Endpoint* endpoint = comm_endpoint(*comm, dest);
+  if (TERN_UNLIKELY(endpoint == nullptr)) return raise(comm, MPI_ERR_OTHER, function, "cannot reach rank %d", dest);
+  Status s = g_state->worker->tag_send(endpoint, buffer, bytes,
+                                       make_tag(comm->context, static_cast<unsigned>(comm->rank), tag), flags);
+  if (TERN_UNLIKELY(s != Status::Ok)) {
+    return raise(comm, error_class_of(s), function, "sending %zu bytes to rank %d failed: %s", bytes, dest,
+                 to_string(s));
+  }
+  return MPI_SUCCESS;
+}
+
+int send_nonblocking(const char* function, const void* buffer, int count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm handle, MPI_Request* request, unsigned flags) {
+  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(function);
+  Comm* comm = nullptr;
+  std::size_t bytes = 0;
+  if (int err = check_args(function, handle, buffer, count, datatype, dest, tag, false, comm, bytes);
+      TERN_UNLIKELY(err != MPI_SUCCESS)) {
+    return err;
+  }
+  if (TERN_UNLIKELY(request == nullptr)) return raise(comm, MPI_ERR_REQUEST, function, "null request argument");
+  if (dest == MPI_PROC_NULL) {
+    *request = kRequestSendDone;
+    return MPI_SUCCESS;
+  }
+  engine::Endpoint* endpoint = comm_endpoint(*comm, dest);
+  if (TERN_UNLIKELY(endpoint == nullptr)) return raise(comm, MPI_ERR_OTHER, function, "cannot reach rank %d", dest);
+  engine::Request* engine_request = nullptr;
+  Status s = g_state->worker->tag_send_nb(endpoint, buffer, bytes,
+                                          make_tag(comm->context, static_cast<unsigned>(comm->rank), tag),
+                                          engine_request, flags);
+  if (s == Status::Ok) {
+    *request = kRequestSendDone;
+    return MPI_SUCCESS;
+  }
+  if (TERN_UNLIKELY(s != Status::InProgress)) {
+    return raise(comm, error_class_of(s), function, "sending %zu bytes to rank %d failed: %s", bytes, dest,
+                 to_string(s));
+  }
+  RequestSlot* slot = nullptr;
+  const MPI_Request handle_out = g_state->requests.get(slot);
+  if (TERN_UNLIKELY(handle_out == MPI_REQUEST_NULL)) {
+    // No slot to track it: finish the send here rather than lose it.
+    s = g_state->worker->wait(engine_request);
+    *request = kRequestSendDone;
+    return s == Status::Ok ? MPI_SUCCESS : raise(comm, error_class_of(s), function, "send failed: %s", to_string(s));
+  }
+  slot->engine = engine_request;
+  slot->kind = RequestKind::Send;
+  slot->comm = handle;
+  *request = handle_out;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+}  // namespace tern::mpi
+
+using namespace tern;
+using namespace tern::mpi;
+
+extern "C" {
+
+int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send_blocking("MPI_Send", buf, count, datatype, dest, tag, comm, 0);
+}
+
+int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send_blocking("MPI_Ssend", buf, count, datatype, dest, tag, comm, engine::kSendSync);
+}
+
+int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return send_nonblocking("MPI_Isend", buf, count, datatype, dest, tag, comm, request, 0);
+}
+
+int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+  return send_nonblocking("MPI_Issend", buf, count, datatype, dest, tag, comm, request, engine::kSendSync);
+}
+
+int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm handle,
+              MPI_Status* status) {
+  constexpr const char* kFunction = "MPI_Recv";
+  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  std::size_t bytes = 0;
+  if (int err = check_args(kFunction, handle, buf, count, datatype, source, tag, true, comm, bytes);
+      TERN_UNLIKELY(err != MPI_SUCCESS)) {
+    return err;
+  }
+  if (source == MPI_PROC_NULL) {
+    empty_status(status, MPI_PROC_NULL);
+    return MPI_SUCCESS;
+  }
+  const Match m = match_of(*comm, source, tag);
+  engine::TagRecvInfo info;
+  Status s = g_state->worker->tag_recv(buf, bytes, m.tag, m.mask, &info);
+  const int err = fill_recv_status(status, info, bytes, s);
+  if (TERN_UNLIKELY(err != MPI_SUCCESS)) return raise_recv(comm, kFunction, s, info, bytes, source);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm handle,
+               MPI_Request* request) {
+  constexpr const char* kFunction = "MPI_Irecv";
+  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  std::size_t bytes = 0;
+  if (int err = check_args(kFunction, handle, buf, count, datatype, source, tag, true, comm, bytes);
+      TERN_UNLIKELY(err != MPI_SUCCESS)) {
+    return err;
+  }
+  if (TERN_UNLIKELY(request == nullptr)) return raise(comm, MPI_ERR_REQUEST, kFunction, "null request argument");
+  if (source == MPI_PROC_NULL) {
+    *request = kRequestProcNull;
+    return MPI_SUCCESS;
+  }
+  RequestSlot* slot = nullptr;
+  const MPI_Request handle_out = g_state->requests.get(slot);
+  if (TERN_UNLIKELY(handle_out == MPI_REQUEST_NULL)) {
+    return raise(comm, MPI_ERR_NO_MEM, kFunction, "no memory for another request");
+  }
+  const Match m = match_of(*comm, source, tag);
+  engine::TagRecvInfo info;
+  engine::Request* engine_request = nullptr;
+  Status s = g_state->worker->tag_recv_nb(buf, bytes, m.tag, m.mask, engine_request, &info);
+  if (TERN_UNLIKELY(s != Status::InProgress && s != Status::Ok && s != Status::Truncated)) {
+    g_state->requests.put(handle_out);
+    return raise(comm, error_class_of(s), kFunction, "posting a receive from rank %d failed: %s", source,
+                 to_string(s));
+  }
+  slot->engine = engine_request;
+  slot->kind = RequestKind::Recv;
+  slot->comm = handle;
+  slot->capacity = bytes;
+  if (s != Status::InProgress) slot->error = fill_recv_status(&slot->status, info, bytes, s);
+  *request = handle_out;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm handle,
+                  MPI_Status* status) {
+  constexpr const char* kFunction = "MPI_Sendrecv";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  std::size_t send_bytes = 0, recv_bytes = 0;
+  if (int err = check_args(kFunction, handle, sendbuf, sendcount, sendtype, dest, sendtag, false, comm, send_bytes);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  if (int err = check_args(kFunction, handle, recvbuf, recvcount, recvtype, source, recvtag, true, comm, recv_bytes);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  // Post the receive first so that two ranks exchanging large messages
+  // cannot both sit in a send waiting for the other's receive.
+  engine::Request* engine_request = nullptr;
+  engine::TagRecvInfo info;
+  Status recv_status = Status::Ok;
+  if (source != MPI_PROC_NULL) {
+    const Match m = match_of(*comm, source, recvtag);
+    recv_status = g_state->worker->tag_recv_nb(recvbuf, recv_bytes, m.tag, m.mask, engine_request, &info);
+    if (recv_status != Status::InProgress && recv_status != Status::Ok && recv_status != Status::Truncated) {
+      return raise_recv(comm, kFunction, recv_status, info, recv_bytes, source);
+    }
+  }
+  int send_error = MPI_SUCCESS;
+  if (dest != MPI_PROC_NULL) {
+    engine::Endpoint* endpoint = comm_endpoint(*comm, dest);
+    Status s = endpoint == nullptr ? Status::Unreachable
+                                   : g_state->worker->tag_send(endpoint, sendbuf, send_bytes,
+                                                               make_tag(comm->context,
+                                                                        static_cast<unsigned>(comm->rank), sendtag));
+    send_error = error_class_of(s);
+    if (send_error != MPI_SUCCESS) {
+      if (engine_request != nullptr) {
+        (void)g_state->worker->cancel(engine_request);
+        (void)g_state->worker->wait(engine_request);
+      }
+      return raise(comm, send_error, kFunction, "sending %zu bytes to rank %d failed: %s", send_bytes, dest,
+                   to_string(s));
+    }
+  }
+  if (source == MPI_PROC_NULL) {
+    empty_status(status, MPI_PROC_NULL);
+    return MPI_SUCCESS;
+  }
+  if (engine_request != nullptr) {
+    progress_until([engine_request] { return engine_done(engine_request); });
+    recv_status = engine_request->status();
+    info = engine_request->info();
+    g_state->worker->release(engine_request);
+  }
+  if (fill_recv_status(status, info, recv_bytes, recv_status) != MPI_SUCCESS) {
+    return raise_recv(comm, kFunction, recv_status, info, recv_bytes, source);
+  }
+  return MPI_SUCCESS;
+}
+
+int PMPI_Probe(int source, int tag, MPI_Comm handle, MPI_Status* status) {
+  constexpr const char* kFunction = "MPI_Probe";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  std::size_t bytes = 0;
+  if (int err = check_args(kFunction, handle, nullptr, 0, MPI_BYTE, source, tag, true, comm, bytes);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  if (source == MPI_PROC_NULL) {
+    empty_status(status, MPI_PROC_NULL);
+    return MPI_SUCCESS;
+  }
+  const Match m = match_of(*comm, source, tag);
+  engine::TagRecvInfo info;
+  progress_until([&] { return g_state->worker->tag_probe(m.tag, m.mask, info) == Status::Ok; });
+  (void)fill_recv_status(status, info, info.length, Status::Ok);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm handle, int* flag, MPI_Status* status) {
+  constexpr const char* kFunction = "MPI_Iprobe";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  std::size_t bytes = 0;
+  if (int err = check_args(kFunction, handle, nullptr, 0, MPI_BYTE, source, tag, true, comm, bytes);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  if (flag == nullptr) return raise(comm, MPI_ERR_ARG, kFunction, "null flag argument");
+  if (source == MPI_PROC_NULL) {
+    *flag = 1;
+    empty_status(status, MPI_PROC_NULL);
+    return MPI_SUCCESS;
+  }
+  const Match m = match_of(*comm, source, tag);
+  engine::TagRecvInfo info;
+  Status s = g_state->worker->tag_probe(m.tag, m.mask, info);
+  if (s == Status::NotFound) {
+    (void)g_state->worker->progress();
+    s = g_state->worker->tag_probe(m.tag, m.mask, info);
+  }
+  *flag = s == Status::Ok;
+  if (*flag) (void)fill_recv_status(status, info, info.length, Status::Ok);
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Send = PMPI_Send
+#pragma weak MPI_Ssend = PMPI_Ssend
+#pragma weak MPI_Isend = PMPI_Isend
+#pragma weak MPI_Issend = PMPI_Issend
+#pragma weak MPI_Recv = PMPI_Recv
+#pragma weak MPI_Irecv = PMPI_Irecv
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+#pragma weak MPI_Probe = PMPI_Probe
+#pragma weak MPI_Iprobe = PMPI_Iprobe
+
+}  // extern "C"

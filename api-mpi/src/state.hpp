@@ -1,0 +1,248 @@
+// The MPI library's state between MPI_Init and MPI_Finalize: the engine job,
+// the communicator and request tables, the thread level. MPI's interface is
+// process-global, so the state is one object reached through `g_state`;
+// everything below it is ordinary objects.
+#pragma once
+
+#include <poll.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "mpi.h"
+#include "tern/engine/job.hpp"
+#include "tern/engine/worker.hpp"
+#include "tern/runtime/compiler.hpp"
+#include "tern/runtime/config.hpp"
+
+namespace tern::mpi {
+
+// --- Engine tag layout: context id (16 bits) | source rank (24) | MPI tag (24).
+inline constexpr int kTagUb = (1 << 23) - 1;
+inline constexpr unsigned kSourceShift = 24;
+inline constexpr unsigned kContextShift = 48;
+inline constexpr uint64_t kSourceBits = uint64_t{0xFFFFFF} << kSourceShift;
+inline constexpr uint64_t kTagBits = 0xFFFFFF;
+inline constexpr int kMaxCommSize = 1 << 24;
+// Collective traffic of a communicator runs in its context with this bit set,
+// so it never matches point-to-point receives.
+inline constexpr uint16_t kCollectiveBit = 0x8000;
+
+[[nodiscard]] constexpr uint64_t make_tag(uint16_t context, unsigned source, unsigned tag) noexcept {
+  return (uint64_t{context} << kContextShift) | (uint64_t{source} << kSourceShift) | (tag & kTagBits);
+}
+[[nodiscard]] constexpr int tag_source(uint64_t tag) noexcept { return static_cast<int>((tag >> kSourceShift) & 0xFFFFFF); }
+[[nodiscard]] constexpr int tag_mpi_tag(uint64_t tag) noexcept { return static_cast<int>(tag & kTagBits); }
+
+// --- Communicators
+struct Comm {
+  uint16_t context = 0;
+  int rank = 0;  // this process's rank in the communicator
+  int size = 0;
+  std::vector<unsigned> job_ranks;  // communicator rank -> job rank
+  // Connected on first use; atomics because MPI_THREAD_MULTIPLE threads may
+  // fill them concurrently (under the state's lock).
+  std::unique_ptr<std::atomic<engine::Endpoint*>[]> endpoints;
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  uint32_t collective_sequence = 0;
+  bool predefined = false;
+};
+
+inline constexpr int kMaxComms = 4096;
+
+// --- Requests
+enum class RequestKind : uint8_t { Free, Send, Recv };
+
+struct RequestSlot {
+  engine::Request* engine = nullptr;  // null: done at once (status filled)
+  RequestKind kind = RequestKind::Free;
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::size_t capacity = 0;  // receive buffer size in bytes
+  int error = MPI_SUCCESS;   // for requests done at once
+  MPI_Status status{};       // for receives done at once
+  int next_free = 0;
+};
+
+// Handles for requests that need no slot: a send done at once and a receive
+// from MPI_PROC_NULL.
+inline constexpr MPI_Request kRequestSendDone = 0x7FFFFFF0;
+inline constexpr MPI_Request kRequestProcNull = 0x7FFFFFF1;
+
+// Slots in fixed chunks that never move, so a handle stays a stable index
+// while other threads add chunks.
+class RequestPool {
+ public:
+  static constexpr int kChunkBits = 8;
+  static constexpr int kChunkSize = 1 << kChunkBits;
+  static constexpr int kMaxChunks = 4096;
+
+  // A free slot and its handle; MPI_REQUEST_NULL when out of memory or slots.
+  MPI_Request get(RequestSlot*& slot);
+  void put(MPI_Request handle);
+  [[nodiscard]] RequestSlot* find(MPI_Request handle) const noexcept {
+    const int index = handle - 1;
+    if (index < 0) return nullptr;
+    const int chunk = index >> kChunkBits;
+    if (chunk >= chunk_count_.load(std::memory_order_acquire)) return nullptr;
+    RequestSlot* slot = &chunks_[chunk][index & (kChunkSize - 1)];
+    return slot->kind == RequestKind::Free ? nullptr : slot;
+  }
+  bool locked = false;  // MPI_THREAD_MULTIPLE: get/put take `mutex`
+  std::mutex mutex;
+
+ private:
+  std::unique_ptr<RequestSlot[]> chunks_[kMaxChunks];
+  std::atomic<int> chunk_count_{0};
+  int free_head_ = 0;  // handle of the first free slot, 0: none
+};
+
+struct State {
+  std::unique_ptr<engine::Job> job;
+  engine::Worker* worker = nullptr;
+  int thread_level = MPI_THREAD_SINGLE;
+  bool multiple = false;
+  std::thread::id main_thread;
+  runtime::WaitMode wait_mode = runtime::WaitMode::Adaptive;
+  std::size_t spin_count = 20000;
+  double wtime_base = 0;
+
+  std::unique_ptr<Comm> comms[kMaxComms];  // by handle; slot 0 is MPI_COMM_NULL
+  uint16_t next_context = 2;               // 0: world, 1: self
+  RequestPool requests;
+  std::recursive_mutex mutex;  // tables and endpoint set-up under MPI_THREAD_MULTIPLE
+};
+
+extern State* g_state;
+extern std::atomic<bool> g_finalized;
+
+// Locks the state under MPI_THREAD_MULTIPLE, nothing otherwise.
+class StateGuard {
+ public:
+  explicit StateGuard(State& state) : mutex_(state.multiple ? &state.mutex : nullptr) {
+    if (mutex_ != nullptr) mutex_->lock();
+  }
+  ~StateGuard() {
+    if (mutex_ != nullptr) mutex_->unlock();
+  }
+  StateGuard(const StateGuard&) = delete;
+  StateGuard& operator=(const StateGuard&) = delete;
+
+ private:
+  std::recursive_mutex* mutex_;
+};
+
+[[nodiscard]] inline Comm* find_comm(MPI_Comm handle) noexcept {
+  if (handle <= 0 || handle >= kMaxComms) return nullptr;
+  return g_state->comms[handle].get();
+}
+
+// The endpoint to communicator rank `rank`, connected on first use. Null on
+// failure (the job's log says why).
+engine::Endpoint* comm_endpoint(Comm& comm, int rank);
+
+// --- Datatypes and operations (datatype.cpp)
+enum class BaseKind : uint8_t { Signed, Unsigned, Float, Bool, Opaque };
+struct TypeInfo {
+  const char* name;
+  uint32_t size;
+  BaseKind kind;
+};
+// Null for an invalid or null handle.
+[[nodiscard]] const TypeInfo* find_type(MPI_Datatype type) noexcept;
+// inout[i] = in[i] op inout[i] for `count` elements. MPI_ERR_OP when `op` is
+// not defined on the type.
+[[nodiscard]] int apply_op(MPI_Op op, MPI_Datatype type, const void* in, void* inout, std::size_t count) noexcept;
+[[nodiscard]] bool valid_op(MPI_Op op) noexcept;
+
+// --- Errors (errors.cpp)
+// MPI error class for an engine status.
+[[nodiscard]] int error_class_of(Status status) noexcept;
+// Raises `error_class` from `function` on `comm` (null: MPI_COMM_WORLD's
+// handler): with MPI_ERRORS_ARE_FATAL/ABORT prints "function: detail on rank
+// R" and aborts the job; otherwise returns `error_class`.
+int raise(const Comm* comm, int error_class, const char* function, const char* format, ...)
+    __attribute__((format(printf, 4, 5)));
+// For calls before MPI_Init or after MPI_Finalize.
+int not_initialized(const char* function);
+// For arguments this slice does not handle: always says so on stderr.
+int unsupported(const Comm* comm, const char* function, const char* what);
+
+// --- Waiting: the engine's policy (progress, spin a while, then sleep on the
+// wakeup fd) for conditions the engine cannot see (several requests, a
+// probe). Sleeps are capped at 1 ms because sends queued for room in a
+// peer's FIFO raise no event when the peer drains it.
+template <typename Done>
+void progress_until(Done&& done) {
+  State& state = *g_state;
+  std::size_t idle_polls = 0;
+  for (;;) {
+    if (done()) return;
+    if (state.worker->progress() != 0) {
+      idle_polls = 0;
+      continue;
+    }
+    if (state.wait_mode == runtime::WaitMode::Spin ||
+        (state.wait_mode == runtime::WaitMode::Adaptive && ++idle_polls < state.spin_count)) {
+      cpu_relax();
+      continue;
+    }
+    idle_polls = 0;
+    if (done()) return;
+    if (state.worker->arm() == Status::Busy) continue;
+    pollfd wakeup{state.worker->efd(), POLLIN, 0};
+    (void)poll(&wakeup, 1, 1);
+  }
+}
+
+// Whether an engine request is done. Under MPI_THREAD_MULTIPLE through the
+// worker's lock (test() progresses once when not done).
+[[nodiscard]] inline bool engine_done(engine::Request* request) {
+  if (g_state->multiple) return g_state->worker->test(request) != Status::InProgress;
+  return request->done();
+}
+
+// Fills `status` (may be MPI_STATUS_IGNORE) for a receive that ended with
+// `result` into a buffer of `capacity` bytes; returns the MPI error class.
+inline int fill_recv_status(MPI_Status* status, const engine::TagRecvInfo& info, std::size_t capacity,
+                            Status result) {
+  const int error = error_class_of(result);
+  if (status != MPI_STATUS_IGNORE) {
+    status->MPI_SOURCE = tag_source(info.sender_tag);
+    status->MPI_TAG = tag_mpi_tag(info.sender_tag);
+    status->MPI_ERROR = error;
+    status->tern_cancelled = result == Status::Canceled;
+    status->tern_bytes = static_cast<MPI_Count>(result == Status::Canceled ? 0 : std::min(info.length, capacity));
+  }
+  return error;
+}
+
+// The status of a request with nothing to report (a send, MPI_REQUEST_NULL).
+inline void empty_status(MPI_Status* status, int source = MPI_ANY_SOURCE) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = source;
+  status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_ERROR = MPI_SUCCESS;
+  status->tern_cancelled = 0;
+  status->tern_bytes = 0;
+}
+
+// --- Internal point-to-point for collectives (coll.cpp uses p2p.cpp).
+// Blocking send/receive in `comm`'s collective context.
+[[nodiscard]] Status coll_send(Comm& comm, const void* buffer, std::size_t bytes, int dest, unsigned tag);
+[[nodiscard]] Status coll_recv(Comm& comm, void* buffer, std::size_t bytes, int source, unsigned tag);
+[[nodiscard]] Status coll_sendrecv(Comm& comm, const void* send_buffer, std::size_t send_bytes, int dest,
+                                   void* recv_buffer, std::size_t recv_bytes, int source, unsigned tag);
+// A barrier over `comm` on the engine (MPI_Barrier and MPI_Finalize).
+[[nodiscard]] Status coll_barrier(Comm& comm);
+// In-place allreduce of `count` elements (MPI_Allreduce, context agreement).
+[[nodiscard]] Status coll_allreduce(Comm& comm, void* buffer, std::size_t count, const TypeInfo& type,
+                                    MPI_Datatype type_handle, MPI_Op op);
+
+}  // namespace tern::mpi

@@ -1,0 +1,106 @@
+/* Shared parts of the OSU-style benchmarks. */
+#define _POSIX_C_SOURCE 200112L
+#include "osu_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A size with an optional K, M or G suffix (binary multiples). */
+static int parse_size(const char *text, size_t *out) {
+  char *end = NULL;
+  errno = 0;
+  unsigned long long value = strtoull(text, &end, 10);
+  if (end == text || errno != 0) return 0;
+  switch (*end) {
+    case 'k': case 'K': value <<= 10; ++end; break;
+    case 'm': case 'M': value <<= 20; ++end; break;
+    case 'g': case 'G': value <<= 30; ++end; break;
+    default: break;
+  }
+  if (*end != '\0') return 0;
+  *out = (size_t)value;
+  return 1;
+}
+
+static int parse_positive(const char *text, int *out) {
+  char *end = NULL;
+  long value = strtol(text, &end, 10);
+  if (end == text || *end != '\0' || value < 0 || value > 1000000000L) return 0;
+  *out = (int)value;
+  return 1;
+}
+
+static void usage(const char *name, const struct osu_options *options) {
+  printf("Usage: %s [options]\n", name);
+  printf("  -m, --message-size [MIN:]MAX  message sizes from MIN to MAX bytes (K, M, G suffixes;\n"
+         "                                default %zu:%zu)\n", options->min_size, options->max_size);
+  printf("  -i, --iterations N            timed iterations per size (default %d, %d above %d bytes)\n",
+         options->iterations, options->iterations_large, OSU_LARGE_MESSAGE_SIZE);
+  printf("  -x, --warmup N                warm-up iterations per size (default %d, %d above %d bytes)\n",
+         options->skip, options->skip_large, OSU_LARGE_MESSAGE_SIZE);
+  if (options->uses_window) {
+    printf("  -W, --window-size N           messages in flight per iteration (default %d)\n", options->window);
+  }
+  printf("  -h, --help                    this text\n");
+}
+
+enum osu_parse_result osu_parse_options(int argc, char **argv, const char *name, struct osu_options *options,
+                                        int rank) {
+  for (int i = 1; i < argc; ++i) {
+    const char *arg = argv[i];
+    const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+      if (rank == 0) usage(name, options);
+      return OSU_PARSE_HELP;
+    }
+    if (value == NULL) {
+      if (rank == 0) fprintf(stderr, "%s: option %s needs a value (-h for help)\n", name, arg);
+      return OSU_PARSE_ERROR;
+    }
+    int ok = 1;
+    if (strcmp(arg, "-m") == 0 || strcmp(arg, "--message-size") == 0) {
+      char buffer[64];
+      snprintf(buffer, sizeof(buffer), "%s", value);
+      char *colon = strchr(buffer, ':');
+      if (colon != NULL) {
+        *colon = '\0';
+        ok = parse_size(buffer, &options->min_size) && parse_size(colon + 1, &options->max_size);
+      } else {
+        ok = parse_size(buffer, &options->max_size);
+      }
+      ok = ok && options->min_size <= options->max_size;
+    } else if (strcmp(arg, "-i") == 0 || strcmp(arg, "--iterations") == 0) {
+      ok = parse_positive(value, &options->iterations) && options->iterations > 0;
+      options->iterations_large = options->iterations;
+    } else if (strcmp(arg, "-x") == 0 || strcmp(arg, "--warmup") == 0) {
+      ok = parse_positive(value, &options->skip);
+      options->skip_large = options->skip;
+    } else if (options->uses_window && (strcmp(arg, "-W") == 0 || strcmp(arg, "--window-size") == 0)) {
+      ok = parse_positive(value, &options->window) && options->window > 0;
+    } else {
+      if (rank == 0) fprintf(stderr, "%s: unknown option %s (-h for help)\n", name, arg);
+      return OSU_PARSE_ERROR;
+    }
+    if (!ok) {
+      if (rank == 0) fprintf(stderr, "%s: bad value '%s' for %s (-h for help)\n", name, value, arg);
+      return OSU_PARSE_ERROR;
+    }
+    ++i;
+  }
+  return OSU_PARSE_OK;
+}
+
+void osu_print_header(const char *title) {
+  printf("# %s (Tern OSU-style benchmarks v%s)\n", title, TERN_OSU_VERSION);
+}
+
+void *osu_alloc_buffer(size_t size, int fill) {
+  long page = sysconf(_SC_PAGESIZE);
+  void *buffer = NULL;
+  if (posix_memalign(&buffer, page > 0 ? (size_t)page : 4096, size == 0 ? 1 : size) != 0) return NULL;
+  memset(buffer, fill, size == 0 ? 1 : size);
+  return buffer;
+}

@@ -1,0 +1,44 @@
+/* Shared parts of the OSU-style benchmarks: options, headers, buffers.
+ * Standard C and MPI only, so the benchmarks build with any MPI's mpicc. */
+#ifndef TERN_OSU_UTIL_H
+#define TERN_OSU_UTIL_H
+
+#include <stddef.h>
+
+#ifndef TERN_OSU_VERSION
+#define TERN_OSU_VERSION "0.1.0"
+#endif
+
+/* Messages larger than this use the "large" iteration and warm-up counts. */
+#define OSU_LARGE_MESSAGE_SIZE 8192
+#define OSU_MAX_MESSAGE_SIZE (1UL << 22)
+#define OSU_FIELD_WIDTH 18
+#define OSU_FLOAT_PRECISION 2
+
+struct osu_options {
+  size_t min_size;
+  size_t max_size;
+  int iterations;       /* small messages */
+  int skip;             /* warm-up iterations, small messages */
+  int iterations_large; /* messages above OSU_LARGE_MESSAGE_SIZE */
+  int skip_large;
+  int window;           /* osu_bw: messages in flight per iteration */
+  int uses_window;      /* whether -W is accepted */
+};
+
+/* Outcome of osu_parse_options. */
+enum osu_parse_result { OSU_PARSE_OK, OSU_PARSE_HELP, OSU_PARSE_ERROR };
+
+/* Parses -m min:max (or max; K/M/G suffixes), -i, -x, -W, -h into `options`
+ * (pre-filled with the benchmark's defaults). Prints the usage on -h and the
+ * reason on an error, on rank 0 only. */
+enum osu_parse_result osu_parse_options(int argc, char **argv, const char *name, struct osu_options *options,
+                                        int rank);
+
+/* "# <title> (Tern OSU-style benchmarks v...)" */
+void osu_print_header(const char *title);
+
+/* Page-aligned buffer of `size` bytes filled with `fill`; null when out of memory. */
+void *osu_alloc_buffer(size_t size, int fill);
+
+#endif

@@ -13,6 +13,9 @@ namespace {
 // and `bytes` are set. `receive`: MPI_ANY_SOURCE / MPI_ANY_TAG allowed.
 inline int check_args(const char* function, MPI_Comm handle, const void* buffer, int count, MPI_Datatype datatype,
                       int peer, int tag, bool receive, Comm*& comm, std::size_t& bytes) {
+  comm = nullptr;
+  bytes = 0;
+  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(function);
   comm = find_comm(handle);
   if (TERN_UNLIKELY(comm == nullptr)) return raise(nullptr, MPI_ERR_COMM, function, "invalid communicator %d", handle);
   if (TERN_UNLIKELY(count < 0)) return raise(comm, MPI_ERR_COUNT, function, "invalid count %d", count);
@@ -57,7 +60,6 @@ int raise_recv(const Comm* comm, const char* function, Status s, const engine::T
 
 int send_blocking(const char* function, const void* buffer, int count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm handle, unsigned flags) {
-  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(function);
   Comm* comm = nullptr;
   std::size_t bytes = 0;
   if (int err = check_args(function, handle, buffer, count, datatype, dest, tag, false, comm, bytes);
@@ -78,7 +80,6 @@ int send_blocking(const char* function, const void* buffer, int count, MPI_Datat
 
 int send_nonblocking(const char* function, const void* buffer, int count, MPI_Datatype datatype, int dest, int tag,
                      MPI_Comm handle, MPI_Request* request, unsigned flags) {
-  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(function);
   Comm* comm = nullptr;
   std::size_t bytes = 0;
   if (int err = check_args(function, handle, buffer, count, datatype, dest, tag, false, comm, bytes);
@@ -149,7 +150,6 @@ int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm handle,
               MPI_Status* status) {
   constexpr const char* kFunction = "MPI_Recv";
-  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(kFunction);
   Comm* comm = nullptr;
   std::size_t bytes = 0;
   if (int err = check_args(kFunction, handle, buf, count, datatype, source, tag, true, comm, bytes);
@@ -171,7 +171,6 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
 int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm handle,
                MPI_Request* request) {
   constexpr const char* kFunction = "MPI_Irecv";
-  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(kFunction);
   Comm* comm = nullptr;
   std::size_t bytes = 0;
   if (int err = check_args(kFunction, handle, buf, count, datatype, source, tag, true, comm, bytes);
@@ -210,7 +209,6 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm handle,
                   MPI_Status* status) {
   constexpr const char* kFunction = "MPI_Sendrecv";
-  if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
   std::size_t send_bytes = 0, recv_bytes = 0;
   if (int err = check_args(kFunction, handle, sendbuf, sendcount, sendtype, dest, sendtag, false, comm, send_bytes);
@@ -268,7 +266,6 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
 
 int PMPI_Probe(int source, int tag, MPI_Comm handle, MPI_Status* status) {
   constexpr const char* kFunction = "MPI_Probe";
-  if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
   std::size_t bytes = 0;
   if (int err = check_args(kFunction, handle, nullptr, 0, MPI_BYTE, source, tag, true, comm, bytes);
@@ -288,7 +285,6 @@ int PMPI_Probe(int source, int tag, MPI_Comm handle, MPI_Status* status) {
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm handle, int* flag, MPI_Status* status) {
   constexpr const char* kFunction = "MPI_Iprobe";
-  if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
   std::size_t bytes = 0;
   if (int err = check_args(kFunction, handle, nullptr, 0, MPI_BYTE, source, tag, true, comm, bytes);

@@ -17,7 +17,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  struct osu_options options = {1, OSU_MAX_MESSAGE_SIZE, 100, 10, 20, 2, 64, 1};
+  struct osu_options options = {1, OSU_MAX_MESSAGE_SIZE, 100, 10, 20, 2, 64, 1, 0, 0, 0};
   enum osu_parse_result parsed = osu_parse_options(argc, argv, "osu_bw", &options, rank);
   if (parsed == OSU_PARSE_OK && options.window > OSU_BW_MAX_WINDOW) {
     if (rank == 0) fprintf(stderr, "osu_bw: window %d exceeds %d\n", options.window, OSU_BW_MAX_WINDOW);

@@ -13,7 +13,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  struct osu_options options = {0, OSU_MAX_MESSAGE_SIZE, 10000, 100, 1000, 10, 0, 0};
+  struct osu_options options = {0, OSU_MAX_MESSAGE_SIZE, 10000, 100, 1000, 10, 0, 0, 0, 0, 0};
   enum osu_parse_result parsed = osu_parse_options(argc, argv, "osu_latency", &options, rank);
   if (parsed != OSU_PARSE_OK) {
     MPI_Finalize();

@@ -243,6 +243,121 @@ TERN_MPI_API(int, Gather, (const void *sendbuf, int sendcount, MPI_Datatype send
 TERN_MPI_API(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                               int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
 
+/* --- groups, communicators, collectives --- */
+#define MPI_GROUP_EMPTY ((MPI_Group)1)
+
+/* Value-index pairs for MPI_MAXLOC/MPI_MINLOC, laid out as the C structs
+ * {float; int}, {double; int}, {long; int}, {int; int}, {short; int},
+ * {long double; int}. */
+#define MPI_FLOAT_INT ((MPI_Datatype)32)
+#define MPI_DOUBLE_INT ((MPI_Datatype)33)
+#define MPI_LONG_INT ((MPI_Datatype)34)
+#define MPI_2INT ((MPI_Datatype)35)
+#define MPI_SHORT_INT ((MPI_Datatype)36)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)37)
+
+#define MPI_MAXLOC ((MPI_Op)11)
+#define MPI_MINLOC ((MPI_Op)12)
+
+/* inoutvec[i] = invec[i] op inoutvec[i] for i < *len. */
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+
+TERN_MPI_API(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
+TERN_MPI_API(int, Group_size, (MPI_Group group, int *size))
+/* MPI_UNDEFINED when the caller is not a member. */
+TERN_MPI_API(int, Group_rank, (MPI_Group group, int *rank))
+TERN_MPI_API(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+TERN_MPI_API(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+TERN_MPI_API(int, Group_free, (MPI_Group *group))
+TERN_MPI_API(int, Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                                          int ranks2[]))
+TERN_MPI_API(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result))
+/* Collective over comm: ranks with the same color form a communicator, ordered by (key, rank in comm);
+ * MPI_UNDEFINED as the color gives MPI_COMM_NULL. */
+TERN_MPI_API(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
+/* Collective over comm (same group everywhere): members of group get a communicator, others MPI_COMM_NULL. */
+TERN_MPI_API(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
+
+TERN_MPI_API(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
+TERN_MPI_API(int, Op_free, (MPI_Op *op))
+TERN_MPI_API(int, Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+TERN_MPI_API(int, Scatterv, (const void *sendbuf, const int sendcounts[], const int displs[],
+                             MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Comm comm))
+TERN_MPI_API(int, Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                            MPI_Comm comm))
+TERN_MPI_API(int, Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
+TERN_MPI_API(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+TERN_MPI_API(int, Alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                              MPI_Datatype recvtype, MPI_Comm comm))
+TERN_MPI_API(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                         MPI_Op op, MPI_Comm comm))
+TERN_MPI_API(MPI_Fint, Group_c2f, (MPI_Group group))
+TERN_MPI_API(MPI_Group, Group_f2c, (MPI_Fint group))
+
+/* --- requests, probes, buffered and persistent sends --- */
+/* A message taken out of matching by MPI_Mprobe/MPI_Improbe. */
+typedef int MPI_Message;
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)-1)
+/* Bytes MPI_Bsend needs in the attached buffer beyond the message itself. */
+#define MPI_BSEND_OVERHEAD 32
+
+TERN_MPI_API(int, Waitany, (int count, MPI_Request array_of_requests[], int *index, MPI_Status *status))
+TERN_MPI_API(int, Testany, (int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status))
+TERN_MPI_API(int, Waitsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                             MPI_Status array_of_statuses[]))
+TERN_MPI_API(int, Testsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                             MPI_Status array_of_statuses[]))
+/* Like MPI_Test, but the request stays as it is. */
+TERN_MPI_API(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
+/* Receives not yet matched end canceled; sends are not cancellable and complete normally. */
+TERN_MPI_API(int, Cancel, (MPI_Request *request))
+TERN_MPI_API(int, Test_cancelled, (const MPI_Status *status, int *flag))
+TERN_MPI_API(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+
+TERN_MPI_API(int, Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status))
+TERN_MPI_API(int, Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                            MPI_Status *status))
+TERN_MPI_API(int, Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status))
+TERN_MPI_API(int, Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                           MPI_Request *request))
+
+/* Ready sends behave as standard sends. */
+TERN_MPI_API(int, Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+TERN_MPI_API(int, Irsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                           MPI_Request *request))
+TERN_MPI_API(int, Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+TERN_MPI_API(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                           MPI_Request *request))
+TERN_MPI_API(int, Buffer_attach, (void *buffer, int size))
+/* buffer_addr is a void **: receives the detached buffer. Waits for the buffered sends. */
+TERN_MPI_API(int, Buffer_detach, (void *buffer_addr, int *size))
+TERN_MPI_API(int, Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                                     int recvtag, MPI_Comm comm, MPI_Status *status))
+
+TERN_MPI_API(int, Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                              MPI_Request *request))
+TERN_MPI_API(int, Ssend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                               MPI_Request *request))
+TERN_MPI_API(int, Rsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                               MPI_Request *request))
+TERN_MPI_API(int, Bsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                               MPI_Request *request))
+TERN_MPI_API(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                              MPI_Request *request))
+TERN_MPI_API(int, Start, (MPI_Request *request))
+TERN_MPI_API(int, Startall, (int count, MPI_Request array_of_requests[]))
+
+/* Memory local peers map: a rendezvous from or into it is one memcpy. baseptr is a void **. */
+TERN_MPI_API(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
+TERN_MPI_API(int, Free_mem, (void *base))
+
 /* --- Handle conversion (handles are already integers) */
 TERN_MPI_API(MPI_Fint, Comm_c2f, (MPI_Comm comm))
 TERN_MPI_API(MPI_Comm, Comm_f2c, (MPI_Fint comm))

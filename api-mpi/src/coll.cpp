@@ -6,10 +6,14 @@
 //
 // Algorithms: dissemination barrier, binomial broadcast and reduction,
 // recursive doubling allreduce (power-of-two sizes; reduce + broadcast
-// otherwise), linear gather, gather + broadcast allgather.
+// otherwise), linear gather, gather + broadcast allgather, linear scatter(v)
+// and gatherv, ring allgatherv, all-at-once alltoall(v), reduce + scatter
+// reduce_scatter_block. Operations that do not commute (user ops created so)
+// reduce in rank order at the root.
 #include <cstring>
 #include <vector>
 
+#include "group.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {
@@ -114,12 +118,43 @@ Status reduce(Comm& comm, void* accumulator, std::size_t count, const TypeInfo& 
   return Status::Ok;
 }
 
+// Reduction in rank order for operations that do not commute: the root
+// collects every contribution and combines a0 op (a1 op (... op an-1)).
+Status reduce_ordered(Comm& comm, void* accumulator, std::size_t count, const TypeInfo& type,
+                      MPI_Datatype type_handle, MPI_Op op, int root) {
+  const unsigned tag = next_tag_base(comm);
+  const std::size_t bytes = count * type.size;
+  if (comm.rank != root) return coll_send(comm, accumulator, bytes, root, tag);
+  const int size = comm.size;
+  std::vector<std::byte> all(bytes * static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    std::byte* block = all.data() + bytes * static_cast<std::size_t>(r);
+    if (r == root) {
+      if (bytes != 0) std::memcpy(block, accumulator, bytes);
+    } else if (Status s = coll_recv(comm, block, bytes, r, tag); s != Status::Ok) {
+      return s;
+    }
+  }
+  std::byte* result = all.data() + bytes * static_cast<std::size_t>(size - 1);
+  for (int r = size - 2; r >= 0; --r) {
+    if (apply_op(op, type_handle, all.data() + bytes * static_cast<std::size_t>(r), result, count) != MPI_SUCCESS) {
+      return Status::InvalidParam;
+    }
+  }
+  if (bytes != 0) std::memcpy(accumulator, result, bytes);
+  return Status::Ok;
+}
+
 }  // namespace
 
 Status coll_allreduce(Comm& comm, void* buffer, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
                       MPI_Op op) {
   const int size = comm.size;
   if (size == 1) return Status::Ok;
+  if (!op_commutative(op)) {
+    if (Status s = reduce_ordered(comm, buffer, count, type, type_handle, op, 0); s != Status::Ok) return s;
+    return bcast(comm, buffer, count * type.size, 0);
+  }
   if ((size & (size - 1)) != 0) {
     if (Status s = reduce(comm, buffer, count, type, type_handle, op, 0); s != Status::Ok) return s;
     return bcast(comm, buffer, count * type.size, 0);
@@ -176,6 +211,88 @@ int coll_failed(const Comm& comm, const char* function, Status s) {
 }  // namespace
 }  // namespace tern::mpi
 
+namespace tern::mpi {
+namespace {
+
+// The non-blocking transfers of one collective step, waited for together.
+class Batch {
+ public:
+  Batch(Comm& comm, unsigned tag) : comm_(comm), tag_(tag) {}
+  Batch(const Batch&) = delete;
+  Batch& operator=(const Batch&) = delete;
+  ~Batch() { (void)wait(); }
+
+  void recv(void* buffer, std::size_t bytes, int source) {
+    engine::Request* request = nullptr;
+    const Status s = g_state->worker->tag_recv_nb(
+        buffer, bytes, make_tag(collective_context(comm_), static_cast<unsigned>(source), tag_), engine::kTagMaskAll,
+        request);
+    note(s, request);
+  }
+  void send(const void* buffer, std::size_t bytes, int dest) {
+    engine::Endpoint* endpoint = comm_endpoint(comm_, dest);
+    if (endpoint == nullptr) {
+      if (result_ == Status::Ok) result_ = Status::Unreachable;
+      return;
+    }
+    engine::Request* request = nullptr;
+    const Status s = g_state->worker->tag_send_nb(
+        endpoint, buffer, bytes, make_tag(collective_context(comm_), static_cast<unsigned>(comm_.rank), tag_), request);
+    note(s, request);
+  }
+  // Waits for everything posted; the first failure.
+  Status wait() {
+    for (engine::Request* request : pending_) {
+      Status s = g_state->worker->wait(request);
+      if (s != Status::Ok && result_ == Status::Ok) result_ = s;
+    }
+    pending_.clear();
+    return result_;
+  }
+
+ private:
+  void note(Status s, engine::Request* request) {
+    if (s == Status::InProgress) {
+      pending_.push_back(request);
+    } else if (s != Status::Ok && result_ == Status::Ok) {
+      result_ = s;
+    }
+  }
+
+  Comm& comm_;
+  unsigned tag_;
+  std::vector<engine::Request*> pending_;
+  Status result_ = Status::Ok;
+};
+
+int check_comm_root(const char* function, MPI_Comm handle, int root, Comm*& comm) {
+  comm = find_comm(handle);
+  if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, function, "invalid communicator %d", handle);
+  return check_root(function, *comm, root);
+}
+
+// Per-rank counts and displacements of the v-collectives.
+int check_counts(const char* function, const Comm& comm, const char* what, const int counts[],
+                 const int displs[]) {
+  if (counts == nullptr || displs == nullptr) {
+    return raise(&comm, MPI_ERR_ARG, function, "null %s counts or displacements", what);
+  }
+  for (int r = 0; r < comm.size; ++r) {
+    if (counts[r] < 0) return raise(&comm, MPI_ERR_COUNT, function, "invalid %s count %d for rank %d", what, counts[r], r);
+  }
+  return MPI_SUCCESS;
+}
+
+inline std::byte* at(void* buffer, long long elements, std::size_t element_size) {
+  return static_cast<std::byte*>(buffer) + elements * static_cast<long long>(element_size);
+}
+inline const std::byte* at(const void* buffer, long long elements, std::size_t element_size) {
+  return static_cast<const std::byte*>(buffer) + elements * static_cast<long long>(element_size);
+}
+
+}  // namespace
+}  // namespace tern::mpi
+
 using namespace tern;
 using namespace tern::mpi;
 
@@ -226,8 +343,11 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     accumulator = scratch.data();
   }
   if (!in_place && bytes != 0) std::memcpy(accumulator, sendbuf, bytes);
-  if (Status s = reduce(*comm, accumulator, static_cast<std::size_t>(count), *type, datatype, op, root);
-      s != Status::Ok) {
+  const Status s = op_commutative(op)
+                       ? reduce(*comm, accumulator, static_cast<std::size_t>(count), *type, datatype, op, root)
+                       : reduce_ordered(*comm, accumulator, static_cast<std::size_t>(count), *type, datatype, op,
+                                        root);
+  if (s != Status::Ok) {
     return coll_failed(*comm, kFunction, s);
   }
   return MPI_SUCCESS;
@@ -324,11 +444,245 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
   return MPI_SUCCESS;
 }
 
+
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle) {
+  constexpr const char* kFunction = "MPI_Scatterv";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  if (int err = check_comm_root(kFunction, handle, root, comm); err != MPI_SUCCESS) return err;
+  const bool is_root = comm->rank == root;
+  const bool in_place = is_root && recvbuf == MPI_IN_PLACE;
+  std::size_t recv_bytes = 0;
+  if (!in_place) {
+    const TypeInfo* rtype = nullptr;
+    if (int err = check_coll(kFunction, handle, recvcount, recvtype, comm, rtype); err != MPI_SUCCESS) return err;
+    recv_bytes = static_cast<std::size_t>(recvcount) * rtype->size;
+    if (recv_bytes != 0 && recvbuf == nullptr) return raise(comm, MPI_ERR_BUFFER, kFunction, "null receive buffer");
+  }
+  if (!is_root) {
+    const unsigned tag = next_tag_base(*comm);
+    if (Status s = coll_recv(*comm, recvbuf, recv_bytes, root, tag); s != Status::Ok) {
+      return coll_failed(*comm, kFunction, s);
+    }
+    return MPI_SUCCESS;
+  }
+  const TypeInfo* stype = find_type(sendtype);
+  if (stype == nullptr) return raise(comm, MPI_ERR_TYPE, kFunction, "invalid datatype %d", sendtype);
+  if (int err = check_counts(kFunction, *comm, "send", sendcounts, displs); err != MPI_SUCCESS) return err;
+  const unsigned tag = next_tag_base(*comm);
+  Batch batch(*comm, tag);
+  for (int i = 1; i < comm->size; ++i) {
+    const int r = (root + i) % comm->size;
+    batch.send(at(sendbuf, displs[r], stype->size), static_cast<std::size_t>(sendcounts[r]) * stype->size, r);
+  }
+  if (!in_place) {
+    const std::size_t bytes = std::min(recv_bytes, static_cast<std::size_t>(sendcounts[root]) * stype->size);
+    if (bytes != 0) std::memmove(recvbuf, at(sendbuf, displs[root], stype->size), bytes);
+  }
+  if (Status s = batch.wait(); s != Status::Ok) return coll_failed(*comm, kFunction, s);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm handle) {
+  constexpr const char* kFunction = "MPI_Scatter";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  if (int err = check_comm_root(kFunction, handle, root, comm); err != MPI_SUCCESS) return err;
+  std::vector<int> counts, displs;
+  if (comm->rank == root) {
+    if (sendcount < 0) return raise(comm, MPI_ERR_COUNT, kFunction, "invalid count %d", sendcount);
+    counts.assign(static_cast<std::size_t>(comm->size), sendcount);
+    displs.resize(static_cast<std::size_t>(comm->size));
+    for (int r = 0; r < comm->size; ++r) displs[static_cast<std::size_t>(r)] = r * sendcount;
+  }
+  return PMPI_Scatterv(sendbuf, counts.data(), displs.data(), sendtype, recvbuf, recvcount, recvtype, root, handle);
+}
+
+int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm handle) {
+  constexpr const char* kFunction = "MPI_Gatherv";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  if (int err = check_comm_root(kFunction, handle, root, comm); err != MPI_SUCCESS) return err;
+  const bool is_root = comm->rank == root;
+  const bool in_place = is_root && sendbuf == MPI_IN_PLACE;
+  std::size_t send_bytes = 0;
+  if (!in_place) {
+    const TypeInfo* stype = nullptr;
+    if (int err = check_coll(kFunction, handle, sendcount, sendtype, comm, stype); err != MPI_SUCCESS) return err;
+    send_bytes = static_cast<std::size_t>(sendcount) * stype->size;
+    if (send_bytes != 0 && sendbuf == nullptr) return raise(comm, MPI_ERR_BUFFER, kFunction, "null send buffer");
+  }
+  if (!is_root) {
+    const unsigned tag = next_tag_base(*comm);
+    if (Status s = coll_send(*comm, sendbuf, send_bytes, root, tag); s != Status::Ok) {
+      return coll_failed(*comm, kFunction, s);
+    }
+    return MPI_SUCCESS;
+  }
+  const TypeInfo* rtype = find_type(recvtype);
+  if (rtype == nullptr) return raise(comm, MPI_ERR_TYPE, kFunction, "invalid datatype %d", recvtype);
+  if (int err = check_counts(kFunction, *comm, "receive", recvcounts, displs); err != MPI_SUCCESS) return err;
+  const unsigned tag = next_tag_base(*comm);
+  Batch batch(*comm, tag);
+  for (int r = 0; r < comm->size; ++r) {
+    if (r == root) continue;
+    batch.recv(at(recvbuf, displs[r], rtype->size), static_cast<std::size_t>(recvcounts[r]) * rtype->size, r);
+  }
+  if (!in_place) {
+    const std::size_t bytes = std::min(send_bytes, static_cast<std::size_t>(recvcounts[root]) * rtype->size);
+    if (bytes != 0) std::memmove(at(recvbuf, displs[root], rtype->size), sendbuf, bytes);
+  }
+  if (Status s = batch.wait(); s != Status::Ok) return coll_failed(*comm, kFunction, s);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm handle) {
+  constexpr const char* kFunction = "MPI_Allgatherv";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = find_comm(handle);
+  if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, kFunction, "invalid communicator %d", handle);
+  const TypeInfo* rtype = find_type(recvtype);
+  if (rtype == nullptr) return raise(comm, MPI_ERR_TYPE, kFunction, "invalid datatype %d", recvtype);
+  if (int err = check_counts(kFunction, *comm, "receive", recvcounts, displs); err != MPI_SUCCESS) return err;
+  const int rank = comm->rank;
+  const int size = comm->size;
+  auto block = [&](int r) { return at(recvbuf, displs[r], rtype->size); };
+  auto block_bytes = [&](int r) { return static_cast<std::size_t>(recvcounts[r]) * rtype->size; };
+  if (sendbuf != MPI_IN_PLACE) {
+    const TypeInfo* stype = nullptr;
+    if (int err = check_coll(kFunction, handle, sendcount, sendtype, comm, stype); err != MPI_SUCCESS) return err;
+    const std::size_t bytes = std::min(block_bytes(rank), static_cast<std::size_t>(sendcount) * stype->size);
+    if (bytes != 0) std::memmove(block(rank), sendbuf, bytes);
+  }
+  // Ring: in step k pass on the block that came in at step k - 1. One tag
+  // for every step; messages from the same neighbour arrive in order.
+  const unsigned tag = next_tag_base(*comm);
+  const int right = (rank + 1) % size;
+  const int left = (rank - 1 + size) % size;
+  for (int step = 0; step < size - 1; ++step) {
+    const int out = (rank - step + size) % size;
+    const int in = (rank - step - 1 + size) % size;
+    if (Status s = coll_sendrecv(*comm, block(out), block_bytes(out), right, block(in), block_bytes(in), left, tag);
+        s != Status::Ok) {
+      return coll_failed(*comm, kFunction, s);
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                   MPI_Comm handle) {
+  constexpr const char* kFunction = "MPI_Alltoallv";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = find_comm(handle);
+  if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, kFunction, "invalid communicator %d", handle);
+  const TypeInfo* rtype = find_type(recvtype);
+  if (rtype == nullptr) return raise(comm, MPI_ERR_TYPE, kFunction, "invalid datatype %d", recvtype);
+  if (int err = check_counts(kFunction, *comm, "receive", recvcounts, rdispls); err != MPI_SUCCESS) return err;
+  const int size = comm->size;
+  const int rank = comm->rank;
+  // In place: the data to send is in the receive buffer, so send from a copy.
+  std::vector<std::byte> copy;
+  const TypeInfo* stype = rtype;
+  if (sendbuf == MPI_IN_PLACE) {
+    long long end = 0;
+    for (int r = 0; r < size; ++r) end = std::max(end, static_cast<long long>(rdispls[r]) + recvcounts[r]);
+    copy.resize(static_cast<std::size_t>(end) * rtype->size);
+    if (!copy.empty()) std::memcpy(copy.data(), recvbuf, copy.size());
+    sendbuf = copy.data();
+    sendcounts = recvcounts;
+    sdispls = rdispls;
+  } else {
+    stype = find_type(sendtype);
+    if (stype == nullptr) return raise(comm, MPI_ERR_TYPE, kFunction, "invalid datatype %d", sendtype);
+    if (int err = check_counts(kFunction, *comm, "send", sendcounts, sdispls); err != MPI_SUCCESS) return err;
+  }
+  const unsigned tag = next_tag_base(*comm);
+  Batch batch(*comm, tag);
+  for (int i = 1; i < size; ++i) {
+    const int source = (rank - i + size) % size;
+    batch.recv(at(recvbuf, rdispls[source], rtype->size), static_cast<std::size_t>(recvcounts[source]) * rtype->size,
+               source);
+  }
+  for (int i = 1; i < size; ++i) {
+    const int dest = (rank + i) % size;
+    batch.send(at(sendbuf, sdispls[dest], stype->size), static_cast<std::size_t>(sendcounts[dest]) * stype->size, dest);
+  }
+  const std::size_t bytes = std::min(static_cast<std::size_t>(recvcounts[rank]) * rtype->size,
+                                     static_cast<std::size_t>(sendcounts[rank]) * stype->size);
+  if (bytes != 0) std::memmove(at(recvbuf, rdispls[rank], rtype->size), at(sendbuf, sdispls[rank], stype->size), bytes);
+  if (Status s = batch.wait(); s != Status::Ok) return coll_failed(*comm, kFunction, s);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm handle) {
+  constexpr const char* kFunction = "MPI_Alltoall";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = find_comm(handle);
+  if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, kFunction, "invalid communicator %d", handle);
+  if (recvcount < 0) return raise(comm, MPI_ERR_COUNT, kFunction, "invalid count %d", recvcount);
+  if (sendbuf != MPI_IN_PLACE && sendcount < 0) {
+    return raise(comm, MPI_ERR_COUNT, kFunction, "invalid count %d", sendcount);
+  }
+  const auto n = static_cast<std::size_t>(comm->size);
+  std::vector<int> scounts(n, sendcount), sdispls(n), rcounts(n, recvcount), rdispls(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    sdispls[r] = static_cast<int>(r) * sendcount;
+    rdispls[r] = static_cast<int>(r) * recvcount;
+  }
+  return PMPI_Alltoallv(sendbuf, scounts.data(), sdispls.data(), sendtype, recvbuf, rcounts.data(), rdispls.data(),
+                        recvtype, handle);
+}
+
+int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm handle) {
+  constexpr const char* kFunction = "MPI_Reduce_scatter_block";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  const TypeInfo* type = nullptr;
+  if (int err = check_coll(kFunction, handle, recvcount, datatype, comm, type); err != MPI_SUCCESS) return err;
+  if (int err = check_op(kFunction, *comm, op, datatype, *type); err != MPI_SUCCESS) return err;
+  const std::size_t block = static_cast<std::size_t>(recvcount) * type->size;
+  const std::size_t count = static_cast<std::size_t>(recvcount) * static_cast<std::size_t>(comm->size);
+  if (block != 0 && (sendbuf == nullptr || recvbuf == nullptr)) {
+    return raise(comm, MPI_ERR_BUFFER, kFunction, "null buffer");
+  }
+  // Reduce everything to rank 0, then scatter the blocks.
+  std::vector<std::byte> all(block * static_cast<std::size_t>(comm->size));
+  if (block != 0) std::memcpy(all.data(), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, all.size());
+  const Status s = op_commutative(op) ? reduce(*comm, all.data(), count, *type, datatype, op, 0)
+                                      : reduce_ordered(*comm, all.data(), count, *type, datatype, op, 0);
+  if (s != Status::Ok) return coll_failed(*comm, kFunction, s);
+  const unsigned tag = next_tag_base(*comm);
+  if (comm->rank != 0) {
+    if (Status r = coll_recv(*comm, recvbuf, block, 0, tag); r != Status::Ok) return coll_failed(*comm, kFunction, r);
+    return MPI_SUCCESS;
+  }
+  Batch batch(*comm, tag);
+  for (int r = 1; r < comm->size; ++r) batch.send(all.data() + block * static_cast<std::size_t>(r), block, r);
+  if (block != 0) std::memcpy(recvbuf, all.data(), block);
+  if (Status r = batch.wait(); r != Status::Ok) return coll_failed(*comm, kFunction, r);
+  return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Barrier = PMPI_Barrier
 #pragma weak MPI_Bcast = PMPI_Bcast
 #pragma weak MPI_Reduce = PMPI_Reduce
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 #pragma weak MPI_Gather = PMPI_Gather
 #pragma weak MPI_Allgather = PMPI_Allgather
+#pragma weak MPI_Scatter = PMPI_Scatter
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
 
 }  // extern "C"

@@ -1,8 +1,10 @@
-// Communicators: rank, size, duplication (a fresh matching context agreed by
-// every member), freeing, comparison and the predefined attributes.
+// Communicators: rank, size, duplication, splitting and creation from a group
+// (each a fresh matching context agreed by every member of the parent),
+// freeing, comparison and the predefined attributes.
 #include <algorithm>
 #include <cstdio>
 
+#include "group.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {
@@ -23,6 +25,66 @@ namespace {
 int check_comm(const char* function, MPI_Comm handle, Comm*& comm) {
   comm = find_comm(handle);
   if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, function, "invalid communicator %d", handle);
+  return MPI_SUCCESS;
+}
+
+// Every member of `comm` proposes its next free context; the largest is free
+// everywhere, and every member moves past it (also those that end up outside
+// the new communicator), so contexts never repeat among communicators that
+// share a process.
+int agree_context(const char* function, Comm& comm, uint16_t& context) {
+  long long proposal = g_state->next_context;
+  if (Status s = coll_allreduce(comm, &proposal, 1, *find_type(MPI_LONG_LONG), MPI_LONG_LONG, MPI_MAX);
+      s != Status::Ok) {
+    return raise(&comm, error_class_of(s), function, "agreeing on a context failed: %s", to_string(s));
+  }
+  if (proposal >= kCollectiveBit) {
+    return raise(&comm, MPI_ERR_INTERN, function, "out of communicator contexts (%d)", int{kCollectiveBit});
+  }
+  context = static_cast<uint16_t>(proposal);
+  StateGuard guard(*g_state);
+  g_state->next_context = static_cast<uint16_t>(proposal + 1);
+  return MPI_SUCCESS;
+}
+
+// A new communicator of `job_ranks` (communicator rank -> job rank) in
+// `context`, where this process is `rank`; inherits `parent`'s error handler.
+int install_comm(const char* function, const Comm& parent, std::vector<unsigned> job_ranks, int rank,
+                 uint16_t context, MPI_Comm* newcomm) {
+  StateGuard guard(*g_state);
+  int slot = 0;
+  for (int i = MPI_COMM_SELF + 1; i < kMaxComms; ++i) {
+    if (!g_state->comms[i]) {
+      slot = i;
+      break;
+    }
+  }
+  if (slot == 0) return raise(&parent, MPI_ERR_INTERN, function, "too many communicators (%d)", kMaxComms);
+  auto comm = std::make_unique<Comm>();
+  comm->context = context;
+  comm->rank = rank;
+  comm->size = static_cast<int>(job_ranks.size());
+  comm->job_ranks = std::move(job_ranks);
+  comm->endpoints.reset(new std::atomic<engine::Endpoint*>[comm->job_ranks.size()]);
+  const bool same_ranks = comm->job_ranks == parent.job_ranks;
+  for (std::size_t i = 0; i < comm->job_ranks.size(); ++i) {
+    if (same_ranks) {
+      comm->endpoints[i].store(parent.endpoints[i].load(std::memory_order_acquire), std::memory_order_relaxed);
+      continue;
+    }
+    // Reuse the parent's connection where there is one.
+    engine::Endpoint* endpoint = nullptr;
+    for (std::size_t j = 0; j < parent.job_ranks.size(); ++j) {
+      if (parent.job_ranks[j] == comm->job_ranks[i]) {
+        endpoint = parent.endpoints[j].load(std::memory_order_acquire);
+        break;
+      }
+    }
+    comm->endpoints[i].store(endpoint, std::memory_order_relaxed);
+  }
+  comm->errhandler = parent.errhandler;
+  g_state->comms[slot] = std::move(comm);
+  *newcomm = slot;
   return MPI_SUCCESS;
 }
 
@@ -66,36 +128,70 @@ int PMPI_Comm_dup(MPI_Comm handle, MPI_Comm* newcomm) {
   Comm* comm = nullptr;
   if (int err = check_comm("MPI_Comm_dup", handle, comm); err != MPI_SUCCESS) return err;
   if (newcomm == nullptr) return raise(comm, MPI_ERR_ARG, "MPI_Comm_dup", "null newcomm argument");
-  // Every member proposes its next free context; the largest is free everywhere.
-  long long context = g_state->next_context;
-  if (Status s = coll_allreduce(*comm, &context, 1, *find_type(MPI_LONG_LONG), MPI_LONG_LONG, MPI_MAX);
-      s != Status::Ok) {
-    return raise(comm, error_class_of(s), "MPI_Comm_dup", "agreeing on a context failed: %s", to_string(s));
+  uint16_t context = 0;
+  if (int err = agree_context("MPI_Comm_dup", *comm, context); err != MPI_SUCCESS) return err;
+  return install_comm("MPI_Comm_dup", *comm, comm->job_ranks, comm->rank, context, newcomm);
+}
+
+int PMPI_Comm_split(MPI_Comm handle, int color, int key, MPI_Comm* newcomm) {
+  constexpr const char* kFunction = "MPI_Comm_split";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  if (int err = check_comm(kFunction, handle, comm); err != MPI_SUCCESS) return err;
+  if (newcomm == nullptr) return raise(comm, MPI_ERR_ARG, kFunction, "null newcomm argument");
+  if (color < 0 && color != MPI_UNDEFINED) return raise(comm, MPI_ERR_ARG, kFunction, "invalid color %d", color);
+  // Every member learns every (color, key); the context is agreed over the
+  // whole parent, so the new communicators' contexts are free everywhere.
+  std::vector<int> all(2 * static_cast<std::size_t>(comm->size));
+  const int mine[2] = {color, key};
+  if (int err = PMPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, handle); err != MPI_SUCCESS) return err;
+  uint16_t context = 0;
+  if (int err = agree_context(kFunction, *comm, context); err != MPI_SUCCESS) return err;
+  if (color == MPI_UNDEFINED) {
+    *newcomm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
   }
-  if (context >= kCollectiveBit) {
-    return raise(comm, MPI_ERR_INTERN, "MPI_Comm_dup", "out of communicator contexts (%d)", int{kCollectiveBit});
+  std::vector<int> members;  // parent ranks of my color, by (key, parent rank)
+  for (int r = 0; r < comm->size; ++r) {
+    if (all[2 * static_cast<std::size_t>(r)] == color) members.push_back(r);
   }
-  StateGuard guard(*g_state);
-  int slot = 0;
-  for (int i = MPI_COMM_SELF + 1; i < kMaxComms; ++i) {
-    if (!g_state->comms[i]) {
-      slot = i;
-      break;
+  std::stable_sort(members.begin(), members.end(), [&](int a, int b) {
+    return all[2 * static_cast<std::size_t>(a) + 1] < all[2 * static_cast<std::size_t>(b) + 1];
+  });
+  std::vector<unsigned> job_ranks;
+  int my_rank = 0;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (members[i] == comm->rank) my_rank = static_cast<int>(i);
+    job_ranks.push_back(comm->job_ranks[static_cast<std::size_t>(members[i])]);
+  }
+  return install_comm(kFunction, *comm, std::move(job_ranks), my_rank, context, newcomm);
+}
+
+int PMPI_Comm_create(MPI_Comm handle, MPI_Group group, MPI_Comm* newcomm) {
+  constexpr const char* kFunction = "MPI_Comm_create";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  if (int err = check_comm(kFunction, handle, comm); err != MPI_SUCCESS) return err;
+  if (newcomm == nullptr) return raise(comm, MPI_ERR_ARG, kFunction, "null newcomm argument");
+  const std::vector<unsigned>* members = find_group(group);
+  if (members == nullptr) return raise(comm, MPI_ERR_GROUP, kFunction, "invalid group %d", group);
+  for (unsigned job_rank : *members) {
+    if (std::find(comm->job_ranks.begin(), comm->job_ranks.end(), job_rank) == comm->job_ranks.end()) {
+      return raise(comm, MPI_ERR_GROUP, kFunction, "group member (job rank %u) is not in communicator %d",
+                   job_rank, handle);
     }
   }
-  if (slot == 0) return raise(comm, MPI_ERR_INTERN, "MPI_Comm_dup", "too many communicators (%d)", kMaxComms);
-  auto dup = std::make_unique<Comm>();
-  dup->context = static_cast<uint16_t>(context);
-  dup->rank = comm->rank;
-  dup->size = comm->size;
-  dup->job_ranks = comm->job_ranks;
-  dup->endpoints.reset(new std::atomic<engine::Endpoint*>[dup->job_ranks.size()]);
-  for (int i = 0; i < dup->size; ++i) dup->endpoints[i].store(comm->endpoints[i].load());
-  dup->errhandler = comm->errhandler;
-  g_state->next_context = static_cast<uint16_t>(context + 1);
-  g_state->comms[slot] = std::move(dup);
-  *newcomm = slot;
-  return MPI_SUCCESS;
+  std::vector<unsigned> job_ranks = *members;
+  uint16_t context = 0;
+  if (int err = agree_context(kFunction, *comm, context); err != MPI_SUCCESS) return err;
+  const unsigned me = comm->job_ranks[static_cast<std::size_t>(comm->rank)];
+  auto it = std::find(job_ranks.begin(), job_ranks.end(), me);
+  if (it == job_ranks.end()) {
+    *newcomm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  const int my_rank = static_cast<int>(it - job_ranks.begin());
+  return install_comm(kFunction, *comm, std::move(job_ranks), my_rank, context, newcomm);
 }
 
 int PMPI_Comm_free(MPI_Comm* handle) {
@@ -166,6 +262,8 @@ MPI_Comm PMPI_Comm_f2c(MPI_Fint comm) { return comm; }
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank
 #pragma weak MPI_Comm_size = PMPI_Comm_size
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+#pragma weak MPI_Comm_create = PMPI_Comm_create
 #pragma weak MPI_Comm_free = PMPI_Comm_free
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
 #pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr

@@ -5,6 +5,7 @@
 #include <cwchar>
 #include <type_traits>
 
+#include "group.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {
@@ -56,9 +57,16 @@ constexpr TypeInfo kTypes[] = {
     info<unsigned char>("MPI_PACKED", BaseKind::Opaque),
     info<FloatComplex>("MPI_C_FLOAT_COMPLEX", BaseKind::Opaque),
     info<DoubleComplex>("MPI_C_DOUBLE_COMPLEX", BaseKind::Opaque),
+    // Value-index pairs (ops.cpp: MAXLOC, MINLOC).
+    info<PairFloatInt>("MPI_FLOAT_INT", BaseKind::Opaque),
+    info<PairDoubleInt>("MPI_DOUBLE_INT", BaseKind::Opaque),
+    info<PairLongInt>("MPI_LONG_INT", BaseKind::Opaque),
+    info<PairIntInt>("MPI_2INT", BaseKind::Opaque),
+    info<PairShortInt>("MPI_SHORT_INT", BaseKind::Opaque),
+    info<PairLongDoubleInt>("MPI_LONG_DOUBLE_INT", BaseKind::Opaque),
 };
 constexpr int kTypeCount = static_cast<int>(sizeof(kTypes) / sizeof(kTypes[0]));
-static_assert(kTypeCount == MPI_C_DOUBLE_COMPLEX + 1, "mpi.h and the type table disagree");
+static_assert(kTypeCount == MPI_LONG_DOUBLE_INT + 1, "mpi.h and the type table disagree");
 
 // inout[i] = in[i] op inout[i]; false when op does not apply to T.
 template <typename T>
@@ -111,9 +119,10 @@ const TypeInfo* find_type(MPI_Datatype type) noexcept {
   return &kTypes[type];
 }
 
-bool valid_op(MPI_Op op) noexcept { return op >= MPI_MAX && op <= MPI_BXOR; }
+bool valid_op(MPI_Op op) noexcept { return (op >= MPI_MAX && op <= MPI_BXOR) || extended_op_valid(op); }
 
 int apply_op(MPI_Op op, MPI_Datatype type, const void* in, void* inout, std::size_t count) noexcept {
+  if (op > MPI_BXOR) return apply_extended_op(op, type, in, inout, count);
   bool ok = false;
   switch (type) {
     case MPI_CHAR: ok = reduce<char>(op, in, inout, count); break;

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "state.hpp"
+#include "p2p.hpp"
 #include "tern/runtime/config.hpp"
 
 #ifndef TERN_VERSION
@@ -118,6 +118,8 @@ int PMPI_Is_thread_main(int* flag) {
 int PMPI_Finalize(void) {
   if (g_state == nullptr) return not_initialized("MPI_Finalize");
   State* state = g_state;
+  // Buffered sends still under way end first (MPI_Finalize waits for them).
+  buffered_finalize();
   // Every rank reaches this point before any leaves, so no peer still needs
   // our endpoints (rendezvous reads, acks) once we tear them down.
   Status s = coll_barrier(*state->comms[MPI_COMM_WORLD]);

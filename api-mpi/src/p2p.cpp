@@ -3,60 +3,14 @@
 // cleared mask bits. No allocation and no lock on the path of a small send
 // or receive (request slots are recycled).
 #include <cstdio>
+#include <cstring>
+#include <memory>
+#include <new>
 
-#include "state.hpp"
+#include "p2p.hpp"
 
 namespace tern::mpi {
 namespace {
-
-// Checks the arguments every point-to-point call shares; on success `comm`
-// and `bytes` are set. `receive`: MPI_ANY_SOURCE / MPI_ANY_TAG allowed.
-inline int check_args(const char* function, MPI_Comm handle, const void* buffer, int count, MPI_Datatype datatype,
-                      int peer, int tag, bool receive, Comm*& comm, std::size_t& bytes) {
-  comm = nullptr;
-  bytes = 0;
-  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(function);
-  comm = find_comm(handle);
-  if (TERN_UNLIKELY(comm == nullptr)) return raise(nullptr, MPI_ERR_COMM, function, "invalid communicator %d", handle);
-  if (TERN_UNLIKELY(count < 0)) return raise(comm, MPI_ERR_COUNT, function, "invalid count %d", count);
-  const TypeInfo* type = find_type(datatype);
-  if (TERN_UNLIKELY(type == nullptr)) return raise(comm, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
-  if (TERN_UNLIKELY((peer < 0 || peer >= comm->size) && peer != MPI_PROC_NULL &&
-                    !(receive && peer == MPI_ANY_SOURCE))) {
-    return raise(comm, MPI_ERR_RANK, function, "invalid rank %d (communicator of size %d)", peer, comm->size);
-  }
-  if (TERN_UNLIKELY((tag < 0 || tag > kTagUb) && !(receive && tag == MPI_ANY_TAG))) {
-    return raise(comm, MPI_ERR_TAG, function, "invalid tag %d (valid: 0 to %d)", tag, kTagUb);
-  }
-  bytes = static_cast<std::size_t>(count) * type->size;
-  if (TERN_UNLIKELY(buffer == nullptr && bytes != 0)) {
-    return raise(comm, MPI_ERR_BUFFER, function, "null buffer for %zu bytes", bytes);
-  }
-  return MPI_SUCCESS;
-}
-
-struct Match {
-  uint64_t tag;
-  uint64_t mask;
-};
-
-inline Match match_of(const Comm& comm, int source, int tag) noexcept {
-  Match m{make_tag(comm.context, source == MPI_ANY_SOURCE ? 0u : static_cast<unsigned>(source),
-                   tag == MPI_ANY_TAG ? 0u : static_cast<unsigned>(tag)),
-          engine::kTagMaskAll};
-  if (source == MPI_ANY_SOURCE) m.mask &= ~kSourceBits;
-  if (tag == MPI_ANY_TAG) m.mask &= ~kTagBits;
-  return m;
-}
-
-int raise_recv(const Comm* comm, const char* function, Status s, const engine::TagRecvInfo& info, std::size_t bytes,
-               int source) {
-  if (s == Status::Truncated) {
-    return raise(comm, MPI_ERR_TRUNCATE, function, "message of %zu bytes from rank %d truncated to %zu bytes",
-                 info.length, tag_source(info.sender_tag), bytes);
-  }
-  return raise(comm, error_class_of(s), function, "receiving from rank %d failed: %s", source, to_string(s));
-}
 
 int send_blocking(const char* function, const void* buffer, int count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm handle, unsigned flags) {
@@ -205,10 +159,9 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
   return MPI_SUCCESS;
 }
 
-int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm handle,
-                  MPI_Status* status) {
-  constexpr const char* kFunction = "MPI_Sendrecv";
+static int sendrecv(const char* kFunction, const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                    MPI_Comm handle, MPI_Status* status) {
   Comm* comm = nullptr;
   std::size_t send_bytes = 0, recv_bytes = 0;
   if (int err = check_args(kFunction, handle, sendbuf, sendcount, sendtype, dest, sendtag, false, comm, send_bytes);
@@ -264,6 +217,71 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
   return MPI_SUCCESS;
 }
 
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm handle,
+                  MPI_Status* status) {
+  return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                  recvtag, handle, status);
+}
+
+// The message goes out from a copy, so the receive may land in the buffer.
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                          int recvtag, MPI_Comm handle, MPI_Status* status) {
+  constexpr const char* kFunction = "MPI_Sendrecv_replace";
+  Comm* comm = nullptr;
+  std::size_t bytes = 0;
+  if (int err = check_args(kFunction, handle, buf, count, datatype, dest, sendtag, false, comm, bytes);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  std::unique_ptr<unsigned char[]> copy(new (std::nothrow) unsigned char[bytes == 0 ? 1 : bytes]);
+  if (copy == nullptr) return raise(comm, MPI_ERR_NO_MEM, kFunction, "no memory to copy %zu bytes", bytes);
+  if (bytes != 0) std::memcpy(copy.get(), buf, bytes);
+  return sendrecv(kFunction, copy.get(), count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, handle,
+                  status);
+}
+
+// Ready sends are standard sends: a correct program's receive is already
+// posted, so they cannot tell the difference.
+int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send_blocking("MPI_Rsend", buf, count, datatype, dest, tag, comm, 0);
+}
+
+int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+  return send_nonblocking("MPI_Irsend", buf, count, datatype, dest, tag, comm, request, 0);
+}
+
+int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm handle) {
+  constexpr const char* kFunction = "MPI_Bsend";
+  Comm* comm = nullptr;
+  std::size_t bytes = 0;
+  if (int err = check_args(kFunction, handle, buf, count, datatype, dest, tag, false, comm, bytes);
+      TERN_UNLIKELY(err != MPI_SUCCESS)) {
+    return err;
+  }
+  if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+  return buffered_send(kFunction, *comm, buf, bytes, dest, tag);
+}
+
+// The copy is the whole of the local work: the request is done at once.
+int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm handle,
+                MPI_Request* request) {
+  constexpr const char* kFunction = "MPI_Ibsend";
+  Comm* comm = nullptr;
+  std::size_t bytes = 0;
+  if (int err = check_args(kFunction, handle, buf, count, datatype, dest, tag, false, comm, bytes);
+      TERN_UNLIKELY(err != MPI_SUCCESS)) {
+    return err;
+  }
+  if (TERN_UNLIKELY(request == nullptr)) return raise(comm, MPI_ERR_REQUEST, kFunction, "null request argument");
+  if (dest != MPI_PROC_NULL) {
+    if (int err = buffered_send(kFunction, *comm, buf, bytes, dest, tag); err != MPI_SUCCESS) return err;
+  }
+  *request = kRequestSendDone;
+  return MPI_SUCCESS;
+}
+
 int PMPI_Probe(int source, int tag, MPI_Comm handle, MPI_Status* status) {
   constexpr const char* kFunction = "MPI_Probe";
   Comm* comm = nullptr;
@@ -316,6 +334,11 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm handle, int* flag, MPI_Status* sta
 #pragma weak MPI_Recv = PMPI_Recv
 #pragma weak MPI_Irecv = PMPI_Irecv
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+#pragma weak MPI_Rsend = PMPI_Rsend
+#pragma weak MPI_Irsend = PMPI_Irsend
+#pragma weak MPI_Bsend = PMPI_Bsend
+#pragma weak MPI_Ibsend = PMPI_Ibsend
 #pragma weak MPI_Probe = PMPI_Probe
 #pragma weak MPI_Iprobe = PMPI_Iprobe
 

@@ -27,6 +27,9 @@ MPI_Request RequestPool::get(RequestSlot*& slot) {
   slot->engine = nullptr;
   slot->error = MPI_SUCCESS;
   slot->capacity = 0;
+  slot->persistent = false;
+  slot->active = false;
+  slot->buffered = false;
   slot->kind = RequestKind::Send;  // taken; the caller sets the real kind
   return handle;
 }
@@ -44,7 +47,8 @@ void RequestPool::put(MPI_Request handle) {
 namespace {
 
 // What a request handle refers to.
-enum class Lookup { Null, SendDone, ProcNull, Slot, Invalid };
+// Inactive: a persistent request not started (complete at once, handle kept).
+enum class Lookup { Null, SendDone, ProcNull, Slot, Inactive, Invalid };
 
 inline Lookup look_up(MPI_Request handle, RequestSlot*& slot) {
   slot = nullptr;
@@ -52,7 +56,8 @@ inline Lookup look_up(MPI_Request handle, RequestSlot*& slot) {
   if (handle == kRequestSendDone) return Lookup::SendDone;
   if (handle == kRequestProcNull) return Lookup::ProcNull;
   slot = g_state->requests.find(handle);
-  return slot != nullptr ? Lookup::Slot : Lookup::Invalid;
+  if (slot == nullptr) return Lookup::Invalid;
+  return slot->persistent && !slot->active ? Lookup::Inactive : Lookup::Slot;
 }
 
 inline bool slot_done(const RequestSlot* slot) { return slot->engine == nullptr || engine_done(slot->engine); }
@@ -62,6 +67,7 @@ inline bool slot_done(const RequestSlot* slot) { return slot->engine == nullptr 
 int finish(MPI_Request* handle, Lookup kind, RequestSlot* slot, MPI_Status* status) {
   int error = MPI_SUCCESS;
   switch (kind) {
+    case Lookup::Inactive: empty_status(status); return MPI_SUCCESS;
     case Lookup::Null:
     case Lookup::SendDone:
     case Lookup::Invalid: empty_status(status); break;
@@ -80,6 +86,7 @@ int finish(MPI_Request* handle, Lookup kind, RequestSlot* slot, MPI_Status* stat
           }
         }
         g_state->worker->release(request);
+        slot->engine = nullptr;
       } else {
         error = slot->error;
         if (status != MPI_STATUS_IGNORE) {
@@ -89,6 +96,10 @@ int finish(MPI_Request* handle, Lookup kind, RequestSlot* slot, MPI_Status* stat
             empty_status(status);
           }
         }
+      }
+      if (slot->persistent) {
+        slot->active = false;  // the handle stays, ready for MPI_Start
+        return error;
       }
       g_state->requests.put(*handle);
       break;
@@ -124,6 +135,79 @@ int finish_all(int count, MPI_Request requests[], MPI_Status statuses[], const c
     return raise(find_comm(failed_comm), MPI_ERR_IN_STATUS, function,
                  "a request ended with an error (see the statuses)");
   }
+  return MPI_SUCCESS;
+}
+
+// Active: a request Waitany/Testany/... may complete (not null, not an
+// inactive persistent request).
+inline bool is_active(Lookup kind) { return kind == Lookup::SendDone || kind == Lookup::ProcNull || kind == Lookup::Slot; }
+inline bool is_done(Lookup kind, const RequestSlot* slot) { return kind != Lookup::Slot || slot_done(slot); }
+
+// Checks an array argument of the any/some calls; counts the active requests.
+int check_array(const char* function, int count, const MPI_Request requests[], int& active) {
+  active = 0;
+  if (TERN_UNLIKELY(count < 0)) return raise(nullptr, MPI_ERR_COUNT, function, "invalid count %d", count);
+  if (TERN_UNLIKELY(requests == nullptr && count != 0)) {
+    return raise(nullptr, MPI_ERR_REQUEST, function, "null request array");
+  }
+  for (int i = 0; i < count; ++i) {
+    RequestSlot* slot = nullptr;
+    const Lookup kind = look_up(requests[i], slot);
+    if (TERN_UNLIKELY(kind == Lookup::Invalid)) {
+      return raise(nullptr, MPI_ERR_REQUEST, function, "invalid request %d at index %d", requests[i], i);
+    }
+    active += is_active(kind) ? 1 : 0;
+  }
+  return MPI_SUCCESS;
+}
+
+// Finishes the done active requests among `count`, their indices into
+// `indices`; MPI_ERR_IN_STATUS when one ended with an error.
+int finish_some(const char* function, int count, MPI_Request requests[], int* outcount, int indices[],
+                MPI_Status statuses[]) {
+  int done = 0;
+  MPI_Comm failed_comm = MPI_COMM_NULL;
+  bool failed = false;
+  for (int i = 0; i < count; ++i) {
+    RequestSlot* slot = nullptr;
+    const Lookup kind = look_up(requests[i], slot);
+    if (!is_active(kind) || !is_done(kind, slot)) continue;
+    const MPI_Comm comm = slot != nullptr ? slot->comm : MPI_COMM_NULL;
+    MPI_Status* status = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[done];
+    const int error = finish(&requests[i], kind, slot, status);
+    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = error;
+    if (error != MPI_SUCCESS && !failed) {
+      failed = true;
+      failed_comm = comm;
+    }
+    indices[done++] = i;
+  }
+  *outcount = done;
+  if (TERN_UNLIKELY(failed)) {
+    return raise(find_comm(failed_comm), MPI_ERR_IN_STATUS, function,
+                 "a request ended with an error (see the statuses)");
+  }
+  return MPI_SUCCESS;
+}
+
+// The first done active request, -1 when none.
+int first_done(int count, const MPI_Request requests[]) {
+  for (int i = 0; i < count; ++i) {
+    RequestSlot* slot = nullptr;
+    const Lookup kind = look_up(requests[i], slot);
+    if (is_active(kind) && is_done(kind, slot)) return i;
+  }
+  return -1;
+}
+
+// Finishes requests[index] for Waitany/Testany.
+int finish_one(const char* function, MPI_Request requests[], int index, MPI_Status* status) {
+  RequestSlot* slot = nullptr;
+  const Lookup kind = look_up(requests[index], slot);
+  const MPI_Request handle = requests[index];
+  const MPI_Comm comm = slot != nullptr ? slot->comm : MPI_COMM_NULL;
+  const int error = finish(&requests[index], kind, slot, status);
+  if (TERN_UNLIKELY(error != MPI_SUCCESS)) return raise_request(handle, comm, error, function);
   return MPI_SUCCESS;
 }
 
@@ -237,12 +321,165 @@ int PMPI_Request_free(MPI_Request* request) {
   if (kind == Lookup::Invalid || kind == Lookup::Null) {
     return raise(nullptr, MPI_ERR_REQUEST, kFunction, "invalid request %d", *request);
   }
-  if (kind == Lookup::Slot) {
+  if (kind == Lookup::Slot || kind == Lookup::Inactive) {
     // The engine recycles its request once the operation ends.
     if (slot->engine != nullptr) g_state->worker->release(slot->engine);
     g_state->requests.put(*request);
   }
   *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+int PMPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  constexpr const char* kFunction = "MPI_Waitany";
+  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(kFunction);
+  if (TERN_UNLIKELY(index == nullptr)) return raise(nullptr, MPI_ERR_ARG, kFunction, "null index argument");
+  int active = 0;
+  if (int error = check_array(kFunction, count, requests, active); TERN_UNLIKELY(error != MPI_SUCCESS)) return error;
+  if (active == 0) {
+    *index = MPI_UNDEFINED;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  int found = -1;
+  progress_until([&] { return (found = first_done(count, requests)) >= 0; });
+  *index = found;
+  return finish_one(kFunction, requests, found, status);
+}
+
+int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+  constexpr const char* kFunction = "MPI_Testany";
+  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(kFunction);
+  if (TERN_UNLIKELY(index == nullptr || flag == nullptr)) {
+    return raise(nullptr, MPI_ERR_ARG, kFunction, "null index or flag argument");
+  }
+  int active = 0;
+  if (int error = check_array(kFunction, count, requests, active); TERN_UNLIKELY(error != MPI_SUCCESS)) return error;
+  if (active == 0) {
+    *flag = 1;
+    *index = MPI_UNDEFINED;
+    empty_status(status);
+    return MPI_SUCCESS;
+  }
+  int found = first_done(count, requests);
+  if (found < 0) {
+    (void)g_state->worker->progress();
+    found = first_done(count, requests);
+  }
+  if (found < 0) {
+    *flag = 0;
+    *index = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  *flag = 1;
+  *index = found;
+  return finish_one(kFunction, requests, found, status);
+}
+
+int PMPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+  constexpr const char* kFunction = "MPI_Waitsome";
+  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(kFunction);
+  if (TERN_UNLIKELY(outcount == nullptr || (indices == nullptr && incount > 0))) {
+    return raise(nullptr, MPI_ERR_ARG, kFunction, "null outcount or indices argument");
+  }
+  int active = 0;
+  if (int error = check_array(kFunction, incount, requests, active); TERN_UNLIKELY(error != MPI_SUCCESS)) {
+    return error;
+  }
+  if (active == 0) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  progress_until([&] { return first_done(incount, requests) >= 0; });
+  return finish_some(kFunction, incount, requests, outcount, indices, statuses);
+}
+
+int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[]) {
+  constexpr const char* kFunction = "MPI_Testsome";
+  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(kFunction);
+  if (TERN_UNLIKELY(outcount == nullptr || (indices == nullptr && incount > 0))) {
+    return raise(nullptr, MPI_ERR_ARG, kFunction, "null outcount or indices argument");
+  }
+  int active = 0;
+  if (int error = check_array(kFunction, incount, requests, active); TERN_UNLIKELY(error != MPI_SUCCESS)) {
+    return error;
+  }
+  if (active == 0) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  if (first_done(incount, requests) < 0) (void)g_state->worker->progress();
+  return finish_some(kFunction, incount, requests, outcount, indices, statuses);
+}
+
+int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  constexpr const char* kFunction = "MPI_Request_get_status";
+  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(kFunction);
+  if (TERN_UNLIKELY(flag == nullptr)) return raise(nullptr, MPI_ERR_ARG, kFunction, "null flag argument");
+  RequestSlot* slot = nullptr;
+  const Lookup kind = look_up(request, slot);
+  if (TERN_UNLIKELY(kind == Lookup::Invalid)) {
+    return raise(nullptr, MPI_ERR_REQUEST, kFunction, "invalid request %d", request);
+  }
+  *flag = 1;
+  if (kind != Lookup::Slot) {
+    empty_status(status, kind == Lookup::ProcNull ? MPI_PROC_NULL : MPI_ANY_SOURCE);
+    return MPI_SUCCESS;
+  }
+  if (!slot_done(slot)) {
+    (void)g_state->worker->progress();
+    if (!slot_done(slot)) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  // The status of the done request, which stays as it is.
+  int error = slot->error;
+  if (slot->engine != nullptr) {
+    const engine::Request* engine_request = slot->engine;
+    if (slot->kind == RequestKind::Recv) {
+      error = fill_recv_status(status, engine_request->info(), slot->capacity, engine_request->status());
+    } else {
+      error = error_class_of(engine_request->status());
+      empty_status(status);
+      if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = error;
+    }
+  } else if (status != MPI_STATUS_IGNORE) {
+    if (slot->kind == RequestKind::Recv) {
+      *status = slot->status;
+    } else {
+      empty_status(status);
+    }
+  }
+  if (TERN_UNLIKELY(error != MPI_SUCCESS)) return raise_request(request, slot->comm, error, kFunction);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Cancel(MPI_Request* request) {
+  constexpr const char* kFunction = "MPI_Cancel";
+  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(kFunction);
+  if (TERN_UNLIKELY(request == nullptr)) return raise(nullptr, MPI_ERR_REQUEST, kFunction, "null request argument");
+  RequestSlot* slot = nullptr;
+  const Lookup kind = look_up(*request, slot);
+  if (TERN_UNLIKELY(kind == Lookup::Invalid || kind == Lookup::Null || kind == Lookup::Inactive)) {
+    return raise(nullptr, MPI_ERR_REQUEST, kFunction, "invalid or inactive request %d", *request);
+  }
+  // Receives not yet matched end canceled; a matched receive and every send
+  // complete normally (MPI allows a send to be not cancellable), and
+  // MPI_Test_cancelled then says false.
+  if (kind == Lookup::Slot && slot->kind == RequestKind::Recv && slot->engine != nullptr &&
+      !engine_done(slot->engine)) {
+    (void)g_state->worker->cancel(slot->engine);
+  }
+  return MPI_SUCCESS;
+}
+
+int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  constexpr const char* kFunction = "MPI_Test_cancelled";
+  if (TERN_UNLIKELY(status == nullptr || flag == nullptr)) {
+    return raise(nullptr, MPI_ERR_ARG, kFunction, "null status or flag argument");
+  }
+  *flag = status->tern_cancelled != 0;
   return MPI_SUCCESS;
 }
 
@@ -254,6 +491,13 @@ MPI_Request PMPI_Request_f2c(MPI_Fint request) { return request; }
 #pragma weak MPI_Waitall = PMPI_Waitall
 #pragma weak MPI_Testall = PMPI_Testall
 #pragma weak MPI_Request_free = PMPI_Request_free
+#pragma weak MPI_Waitany = PMPI_Waitany
+#pragma weak MPI_Testany = PMPI_Testany
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+#pragma weak MPI_Testsome = PMPI_Testsome
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+#pragma weak MPI_Cancel = PMPI_Cancel
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
 #pragma weak MPI_Request_c2f = PMPI_Request_c2f
 #pragma weak MPI_Request_f2c = PMPI_Request_f2c
 

@@ -68,6 +68,16 @@ struct RequestSlot {
   int error = MPI_SUCCESS;   // for requests done at once
   MPI_Status status{};       // for receives done at once
   int next_free = 0;
+  // Persistent requests (persistent.cpp): the arguments Start replays, and
+  // whether an operation is running (inactive ones complete at once).
+  bool persistent = false;
+  bool active = false;
+  bool buffered = false;  // MPI_Bsend_init: Start copies into the attached buffer
+  unsigned flags = 0;     // engine send flags
+  void* buffer = nullptr;
+  std::size_t bytes = 0;
+  int peer = 0;
+  int tag = 0;
 };
 
 // Handles for requests that need no slot: a send done at once and a receive

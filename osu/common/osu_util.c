@@ -44,6 +44,10 @@ static void usage(const char *name, const struct osu_options *options) {
   if (options->uses_window) {
     printf("  -W, --window-size N           messages in flight per iteration (default %d)\n", options->window);
   }
+  if (options->uses_threads) {
+    printf("  -t, --num_threads SEND[:RECV] threads on the sending and receiving rank (default %d:%d)\n",
+           options->sender_threads, options->receiver_threads);
+  }
   printf("  -h, --help                    this text\n");
 }
 
@@ -80,6 +84,17 @@ enum osu_parse_result osu_parse_options(int argc, char **argv, const char *name,
       options->skip_large = options->skip;
     } else if (options->uses_window && (strcmp(arg, "-W") == 0 || strcmp(arg, "--window-size") == 0)) {
       ok = parse_positive(value, &options->window) && options->window > 0;
+    } else if (options->uses_threads && (strcmp(arg, "-t") == 0 || strcmp(arg, "--num_threads") == 0)) {
+      char buffer[64];
+      snprintf(buffer, sizeof(buffer), "%s", value);
+      char *colon = strchr(buffer, ':');
+      if (colon != NULL) *colon = '\0';
+      ok = parse_positive(buffer, &options->sender_threads) && options->sender_threads > 0;
+      if (colon != NULL) {
+        ok = ok && parse_positive(colon + 1, &options->receiver_threads) && options->receiver_threads > 0;
+      } else {
+        options->receiver_threads = options->sender_threads;
+      }
     } else {
       if (rank == 0) fprintf(stderr, "%s: unknown option %s (-h for help)\n", name, arg);
       return OSU_PARSE_ERROR;

@@ -1,0 +1,139 @@
+// Reduction operations beyond the arithmetic ones of datatype.cpp:
+// MPI_MAXLOC/MPI_MINLOC on the value-index pairs, and user functions
+// registered with MPI_Op_create (handles from kFirstUserOp on).
+#include <mutex>
+
+#include "group.hpp"
+#include "state.hpp"
+
+namespace tern::mpi {
+namespace {
+
+constexpr int kFirstUserOp = 32;
+constexpr int kMaxUserOps = 1024;
+
+struct UserOp {
+  MPI_User_function* function = nullptr;
+  bool commute = false;
+};
+
+UserOp g_user_ops[kMaxUserOps];  // by handle - kFirstUserOp; null function: free
+std::mutex g_user_ops_mutex;
+
+UserOp* find_user_op(MPI_Op op) noexcept {
+  if (op < kFirstUserOp || op >= kFirstUserOp + kMaxUserOps) return nullptr;
+  UserOp* entry = &g_user_ops[op - kFirstUserOp];
+  return entry->function == nullptr ? nullptr : entry;
+}
+
+// MAXLOC keeps the larger value, MINLOC the smaller; on a tie the smaller index.
+template <typename Pair>
+void loc(bool max, const void* in_bytes, void* inout_bytes, std::size_t count) noexcept {
+  const Pair* in = static_cast<const Pair*>(in_bytes);
+  Pair* inout = static_cast<Pair*>(inout_bytes);
+  for (std::size_t i = 0; i < count; ++i) {
+    const bool better = max ? in[i].value > inout[i].value : in[i].value < inout[i].value;
+    if (better) {
+      inout[i] = in[i];
+    } else if (in[i].value == inout[i].value && in[i].index < inout[i].index) {
+      inout[i].index = in[i].index;
+    }
+  }
+}
+
+}  // namespace
+
+bool extended_op_valid(MPI_Op op) noexcept {
+  if (op == MPI_MAXLOC || op == MPI_MINLOC) return true;
+  std::lock_guard lock(g_user_ops_mutex);
+  return find_user_op(op) != nullptr;
+}
+
+bool op_commutative(MPI_Op op) noexcept {
+  if (op < kFirstUserOp) return true;
+  std::lock_guard lock(g_user_ops_mutex);
+  const UserOp* entry = find_user_op(op);
+  return entry == nullptr || entry->commute;
+}
+
+int apply_extended_op(MPI_Op op, MPI_Datatype type, const void* in, void* inout, std::size_t count) noexcept {
+  if (op == MPI_MAXLOC || op == MPI_MINLOC) {
+    const bool max = op == MPI_MAXLOC;
+    switch (type) {
+      case MPI_FLOAT_INT: loc<PairFloatInt>(max, in, inout, count); return MPI_SUCCESS;
+      case MPI_DOUBLE_INT: loc<PairDoubleInt>(max, in, inout, count); return MPI_SUCCESS;
+      case MPI_LONG_INT: loc<PairLongInt>(max, in, inout, count); return MPI_SUCCESS;
+      case MPI_2INT: loc<PairIntInt>(max, in, inout, count); return MPI_SUCCESS;
+      case MPI_SHORT_INT: loc<PairShortInt>(max, in, inout, count); return MPI_SUCCESS;
+      case MPI_LONG_DOUBLE_INT: loc<PairLongDoubleInt>(max, in, inout, count); return MPI_SUCCESS;
+      default: return MPI_ERR_OP;
+    }
+  }
+  MPI_User_function* function = nullptr;
+  {
+    std::lock_guard lock(g_user_ops_mutex);
+    const UserOp* entry = find_user_op(op);
+    if (entry == nullptr) return MPI_ERR_OP;
+    function = entry->function;
+  }
+  if (count == 0) return MPI_SUCCESS;
+  // User functions take an int count: apply in slices that fit.
+  const TypeInfo* info = find_type(type);
+  if (info == nullptr) return MPI_ERR_TYPE;
+  const auto* in_bytes = static_cast<const std::byte*>(in);
+  auto* inout_bytes = static_cast<std::byte*>(inout);
+  while (count > 0) {
+    int len = count > 0x7FFFFFFF ? 0x7FFFFFFF : static_cast<int>(count);
+    MPI_Datatype datatype = type;
+    function(const_cast<std::byte*>(in_bytes), inout_bytes, &len, &datatype);
+    const std::size_t done = static_cast<std::size_t>(len) * info->size;
+    in_bytes += done;
+    inout_bytes += done;
+    count -= static_cast<std::size_t>(len);
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace tern::mpi
+
+using namespace tern::mpi;
+
+extern "C" {
+
+int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+  constexpr const char* kFunction = "MPI_Op_create";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  if (user_fn == nullptr || op == nullptr) return raise(nullptr, MPI_ERR_ARG, kFunction, "null argument");
+  std::lock_guard lock(g_user_ops_mutex);
+  for (int i = 0; i < kMaxUserOps; ++i) {
+    if (g_user_ops[i].function == nullptr) {
+      g_user_ops[i].function = user_fn;
+      g_user_ops[i].commute = commute != 0;
+      *op = kFirstUserOp + i;
+      return MPI_SUCCESS;
+    }
+  }
+  return raise(nullptr, MPI_ERR_INTERN, kFunction, "too many user operations (%d)", kMaxUserOps);
+}
+
+int PMPI_Op_free(MPI_Op* op) {
+  constexpr const char* kFunction = "MPI_Op_free";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  if (op == nullptr) return raise(nullptr, MPI_ERR_ARG, kFunction, "null op argument");
+  std::lock_guard lock(g_user_ops_mutex);
+  UserOp* entry = find_user_op(*op);
+  if (entry == nullptr) {
+    if (*op >= MPI_MAX && *op <= MPI_MINLOC) {
+      return raise(nullptr, MPI_ERR_OP, kFunction, "cannot free a predefined operation (%d)", *op);
+    }
+    return raise(nullptr, MPI_ERR_OP, kFunction, "invalid operation %d", *op);
+  }
+  *entry = UserOp{};
+  *op = MPI_OP_NULL;
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Op_create = PMPI_Op_create
+#pragma weak MPI_Op_free = PMPI_Op_free
+
+}  // extern "C"

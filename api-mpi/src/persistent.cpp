@@ -1,0 +1,156 @@
+// Persistent requests: *_init records the arguments in a request slot
+// (inactive); MPI_Start replays them as a non-blocking operation; Wait/Test
+// complete it and leave it inactive with its handle (request.cpp), and
+// MPI_Request_free ends it.
+#include "p2p.hpp"
+
+namespace tern::mpi {
+namespace {
+
+int init_request(const char* function, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+                 MPI_Comm handle, MPI_Request* request, bool receive, unsigned flags, bool buffered) {
+  Comm* comm = nullptr;
+  std::size_t bytes = 0;
+  if (int err = check_args(function, handle, buf, count, datatype, peer, tag, receive, comm, bytes);
+      TERN_UNLIKELY(err != MPI_SUCCESS)) {
+    return err;
+  }
+  if (TERN_UNLIKELY(request == nullptr)) return raise(comm, MPI_ERR_REQUEST, function, "null request argument");
+  RequestSlot* slot = nullptr;
+  const MPI_Request handle_out = g_state->requests.get(slot);
+  if (TERN_UNLIKELY(handle_out == MPI_REQUEST_NULL)) {
+    return raise(comm, MPI_ERR_NO_MEM, function, "no memory for another request");
+  }
+  slot->kind = receive ? RequestKind::Recv : RequestKind::Send;
+  slot->comm = handle;
+  slot->capacity = bytes;
+  slot->persistent = true;
+  slot->active = false;
+  slot->buffered = buffered;
+  slot->flags = flags;
+  slot->buffer = const_cast<void*>(buf);
+  slot->bytes = bytes;
+  slot->peer = peer;
+  slot->tag = tag;
+  *request = handle_out;
+  return MPI_SUCCESS;
+}
+
+// Starts one inactive persistent request. Errors of the operation itself
+// stay in the slot for Wait/Test; argument errors are raised here.
+int start(const char* function, MPI_Request handle) {
+  RequestSlot* slot = g_state->requests.find(handle);
+  if (TERN_UNLIKELY(slot == nullptr || !slot->persistent)) {
+    return raise(nullptr, MPI_ERR_REQUEST, function, "request %d is not a persistent request", handle);
+  }
+  Comm* comm = find_comm(slot->comm);
+  if (TERN_UNLIKELY(slot->active)) {
+    return raise(comm, MPI_ERR_REQUEST, function, "request %d is active already", handle);
+  }
+  if (TERN_UNLIKELY(comm == nullptr)) {
+    return raise(nullptr, MPI_ERR_COMM, function, "the communicator of request %d was freed", handle);
+  }
+  slot->engine = nullptr;
+  slot->error = MPI_SUCCESS;
+  if (slot->peer == MPI_PROC_NULL) {
+    empty_status(&slot->status, MPI_PROC_NULL);
+    slot->active = true;
+    return MPI_SUCCESS;
+  }
+  if (slot->kind == RequestKind::Send) {
+    if (slot->buffered) {
+      if (int err = buffered_send(function, *comm, slot->buffer, slot->bytes, slot->peer, slot->tag);
+          err != MPI_SUCCESS) {
+        return err;
+      }
+      slot->active = true;
+      return MPI_SUCCESS;
+    }
+    engine::Request* request = nullptr;
+    const Status s = start_send(*comm, slot->buffer, slot->bytes, slot->peer, slot->tag, slot->flags, request);
+    if (TERN_UNLIKELY(s != Status::Ok && s != Status::InProgress)) {
+      return raise(comm, error_class_of(s), function, "sending %zu bytes to rank %d failed: %s", slot->bytes,
+                   slot->peer, to_string(s));
+    }
+    slot->engine = request;
+    slot->active = true;
+    return MPI_SUCCESS;
+  }
+  const Match m = match_of(*comm, slot->peer, slot->tag);
+  engine::TagRecvInfo info;
+  engine::Request* request = nullptr;
+  const Status s = g_state->worker->tag_recv_nb(slot->buffer, slot->bytes, m.tag, m.mask, request, &info);
+  if (TERN_UNLIKELY(s != Status::InProgress && s != Status::Ok && s != Status::Truncated)) {
+    return raise(comm, error_class_of(s), function, "posting a receive from rank %d failed: %s", slot->peer,
+                 to_string(s));
+  }
+  slot->engine = request;
+  if (s != Status::InProgress) slot->error = fill_recv_status(&slot->status, info, slot->bytes, s);
+  slot->active = true;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace tern::mpi
+
+using namespace tern;
+using namespace tern::mpi;
+
+extern "C" {
+
+int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return init_request("MPI_Send_init", buf, count, datatype, dest, tag, comm, request, false, 0, false);
+}
+
+int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+  return init_request("MPI_Ssend_init", buf, count, datatype, dest, tag, comm, request, false, engine::kSendSync,
+                      false);
+}
+
+// Ready sends are standard sends (see MPI_Rsend).
+int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+  return init_request("MPI_Rsend_init", buf, count, datatype, dest, tag, comm, request, false, 0, false);
+}
+
+int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+  return init_request("MPI_Bsend_init", buf, count, datatype, dest, tag, comm, request, false, 0, true);
+}
+
+int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return init_request("MPI_Recv_init", buf, count, datatype, source, tag, comm, request, true, 0, false);
+}
+
+int PMPI_Start(MPI_Request* request) {
+  constexpr const char* kFunction = "MPI_Start";
+  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(kFunction);
+  if (TERN_UNLIKELY(request == nullptr)) return raise(nullptr, MPI_ERR_REQUEST, kFunction, "null request argument");
+  return start(kFunction, *request);
+}
+
+int PMPI_Startall(int count, MPI_Request requests[]) {
+  constexpr const char* kFunction = "MPI_Startall";
+  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(kFunction);
+  if (TERN_UNLIKELY(count < 0)) return raise(nullptr, MPI_ERR_COUNT, kFunction, "invalid count %d", count);
+  if (TERN_UNLIKELY(requests == nullptr && count != 0)) {
+    return raise(nullptr, MPI_ERR_REQUEST, kFunction, "null request array");
+  }
+  for (int i = 0; i < count; ++i) {
+    if (int err = start(kFunction, requests[i]); TERN_UNLIKELY(err != MPI_SUCCESS)) return err;
+  }
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Send_init = PMPI_Send_init
+#pragma weak MPI_Ssend_init = PMPI_Ssend_init
+#pragma weak MPI_Rsend_init = PMPI_Rsend_init
+#pragma weak MPI_Bsend_init = PMPI_Bsend_init
+#pragma weak MPI_Recv_init = PMPI_Recv_init
+#pragma weak MPI_Start = PMPI_Start
+#pragma weak MPI_Startall = PMPI_Startall
+
+}  // extern "C"

@@ -1,0 +1,215 @@
+// Matched probes: MPI_Mprobe/MPI_Improbe take the message out of matching
+// (engine tag_probe with a Message**), so no other receive can take it;
+// MPI_Mrecv/MPI_Imrecv receive exactly that message (tag_msg_recv_nb).
+// Message handles index a small table.
+#include <mutex>
+#include <vector>
+
+#include "p2p.hpp"
+
+namespace tern::mpi {
+namespace {
+
+struct MessageEntry {
+  engine::Message* message = nullptr;  // null: free
+  MPI_Comm comm = MPI_COMM_NULL;
+  int source = 0;
+  int next_free = 0;
+};
+
+class MessageTable {
+ public:
+  MPI_Message add(engine::Message* message, MPI_Comm comm, int source) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int handle = free_head_;
+    if (handle == 0) {
+      entries_.emplace_back();
+      handle = static_cast<int>(entries_.size());
+    } else {
+      free_head_ = entries_[handle - 1].next_free;
+    }
+    entries_[handle - 1] = MessageEntry{message, comm, source, 0};
+    return handle;
+  }
+  // Removes and returns the entry; false when `handle` is not a message.
+  bool take(MPI_Message handle, MessageEntry& out) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (handle <= 0 || handle > static_cast<int>(entries_.size()) || entries_[handle - 1].message == nullptr) {
+      return false;
+    }
+    out = entries_[handle - 1];
+    entries_[handle - 1] = MessageEntry{nullptr, MPI_COMM_NULL, 0, free_head_};
+    free_head_ = handle;
+    return true;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<MessageEntry> entries_;
+  int free_head_ = 0;
+};
+
+MessageTable g_messages;
+
+// Shared checks of Mprobe/Improbe; `comm` set on success.
+int check_probe(const char* function, int source, int tag, MPI_Comm handle, const MPI_Message* message,
+                Comm*& comm) {
+  std::size_t bytes = 0;
+  if (int err = check_args(function, handle, nullptr, 0, MPI_BYTE, source, tag, true, comm, bytes);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  if (TERN_UNLIKELY(message == nullptr)) return raise(comm, MPI_ERR_ARG, function, "null message argument");
+  return MPI_SUCCESS;
+}
+
+// Shared checks of Mrecv/Imrecv: takes the message out of the table.
+int check_mrecv(const char* function, const void* buffer, int count, MPI_Datatype datatype, MPI_Message* message,
+                MessageEntry& entry, Comm*& comm, std::size_t& bytes) {
+  comm = nullptr;
+  if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(function);
+  if (TERN_UNLIKELY(message == nullptr)) return raise(nullptr, MPI_ERR_ARG, function, "null message argument");
+  if (TERN_UNLIKELY(count < 0)) return raise(nullptr, MPI_ERR_COUNT, function, "invalid count %d", count);
+  const TypeInfo* type = find_type(datatype);
+  if (TERN_UNLIKELY(type == nullptr)) return raise(nullptr, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
+  bytes = static_cast<std::size_t>(count) * type->size;
+  if (*message == MPI_MESSAGE_NO_PROC) return MPI_SUCCESS;
+  if (TERN_UNLIKELY(buffer == nullptr && bytes != 0)) {
+    return raise(nullptr, MPI_ERR_BUFFER, function, "null buffer for %zu bytes", bytes);
+  }
+  if (TERN_UNLIKELY(!g_messages.take(*message, entry))) {
+    return raise(nullptr, MPI_ERR_ARG, function, "invalid message %d (not from MPI_Mprobe/MPI_Improbe, or received already)",
+                 *message);
+  }
+  comm = find_comm(entry.comm);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace tern::mpi
+
+using namespace tern;
+using namespace tern::mpi;
+
+extern "C" {
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm handle, MPI_Message* message, MPI_Status* status) {
+  constexpr const char* kFunction = "MPI_Mprobe";
+  Comm* comm = nullptr;
+  if (int err = check_probe(kFunction, source, tag, handle, message, comm); err != MPI_SUCCESS) return err;
+  if (source == MPI_PROC_NULL) {
+    *message = MPI_MESSAGE_NO_PROC;
+    empty_status(status, MPI_PROC_NULL);
+    return MPI_SUCCESS;
+  }
+  const Match m = match_of(*comm, source, tag);
+  engine::TagRecvInfo info;
+  engine::Message* taken = nullptr;
+  progress_until([&] { return g_state->worker->tag_probe(m.tag, m.mask, info, &taken) == Status::Ok; });
+  *message = g_messages.add(taken, handle, tag_source(info.sender_tag));
+  (void)fill_recv_status(status, info, info.length, Status::Ok);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Improbe(int source, int tag, MPI_Comm handle, int* flag, MPI_Message* message, MPI_Status* status) {
+  constexpr const char* kFunction = "MPI_Improbe";
+  Comm* comm = nullptr;
+  if (int err = check_probe(kFunction, source, tag, handle, message, comm); err != MPI_SUCCESS) return err;
+  if (TERN_UNLIKELY(flag == nullptr)) return raise(comm, MPI_ERR_ARG, kFunction, "null flag argument");
+  if (source == MPI_PROC_NULL) {
+    *flag = 1;
+    *message = MPI_MESSAGE_NO_PROC;
+    empty_status(status, MPI_PROC_NULL);
+    return MPI_SUCCESS;
+  }
+  const Match m = match_of(*comm, source, tag);
+  engine::TagRecvInfo info;
+  engine::Message* taken = nullptr;
+  Status s = g_state->worker->tag_probe(m.tag, m.mask, info, &taken);
+  if (s == Status::NotFound) {
+    (void)g_state->worker->progress();
+    s = g_state->worker->tag_probe(m.tag, m.mask, info, &taken);
+  }
+  *flag = s == Status::Ok;
+  if (!*flag) return MPI_SUCCESS;
+  *message = g_messages.add(taken, handle, tag_source(info.sender_tag));
+  (void)fill_recv_status(status, info, info.length, Status::Ok);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
+  constexpr const char* kFunction = "MPI_Mrecv";
+  MessageEntry entry;
+  Comm* comm = nullptr;
+  std::size_t bytes = 0;
+  if (int err = check_mrecv(kFunction, buf, count, datatype, message, entry, comm, bytes); err != MPI_SUCCESS) {
+    return err;
+  }
+  if (*message == MPI_MESSAGE_NO_PROC) {
+    *message = MPI_MESSAGE_NULL;
+    empty_status(status, MPI_PROC_NULL);
+    return MPI_SUCCESS;
+  }
+  *message = MPI_MESSAGE_NULL;
+  engine::TagRecvInfo info;
+  engine::Request* request = nullptr;
+  Status s = g_state->worker->tag_msg_recv_nb(buf, bytes, entry.message, request, &info);
+  if (s == Status::InProgress) {
+    progress_until([request] { return engine_done(request); });
+    s = request->status();
+    info = request->info();
+    g_state->worker->release(request);
+  }
+  if (fill_recv_status(status, info, bytes, s) != MPI_SUCCESS) {
+    return raise_recv(comm, kFunction, s, info, bytes, entry.source);
+  }
+  return MPI_SUCCESS;
+}
+
+int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
+  constexpr const char* kFunction = "MPI_Imrecv";
+  if (TERN_UNLIKELY(request == nullptr)) return raise(nullptr, MPI_ERR_REQUEST, kFunction, "null request argument");
+  MessageEntry entry;
+  Comm* comm = nullptr;
+  std::size_t bytes = 0;
+  if (int err = check_mrecv(kFunction, buf, count, datatype, message, entry, comm, bytes); err != MPI_SUCCESS) {
+    return err;
+  }
+  if (*message == MPI_MESSAGE_NO_PROC) {
+    *message = MPI_MESSAGE_NULL;
+    *request = kRequestProcNull;
+    return MPI_SUCCESS;
+  }
+  *message = MPI_MESSAGE_NULL;
+  RequestSlot* slot = nullptr;
+  const MPI_Request handle_out = g_state->requests.get(slot);
+  engine::TagRecvInfo info;
+  engine::Request* engine_request = nullptr;
+  Status s = g_state->worker->tag_msg_recv_nb(buf, bytes, entry.message, engine_request, &info);
+  if (TERN_UNLIKELY(handle_out == MPI_REQUEST_NULL)) {
+    // The message is ours already: receive it here rather than lose it.
+    if (s == Status::InProgress) {
+      progress_until([engine_request] { return engine_done(engine_request); });
+      g_state->worker->release(engine_request);
+    }
+    return raise(comm, MPI_ERR_NO_MEM, kFunction, "no memory for another request");
+  }
+  slot->engine = nullptr;
+  slot->kind = RequestKind::Recv;
+  slot->comm = entry.comm;
+  slot->capacity = bytes;
+  if (s == Status::InProgress) {
+    slot->engine = engine_request;
+  } else {
+    slot->error = fill_recv_status(&slot->status, info, bytes, s);
+  }
+  *request = handle_out;
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Mprobe = PMPI_Mprobe
+#pragma weak MPI_Improbe = PMPI_Improbe
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+
+}  // extern "C"

@@ -12,6 +12,15 @@ RequestImpl* WorkerImpl::new_request(RequestKind kind) noexcept {
 
 void WorkerImpl::complete(RequestImpl* request, Status status) noexcept {
   request->set_status(status);
+  if (thread_safe_) {
+    completions_.fetch_add(1, std::memory_order_seq_cst);
+    if (followers_.load(std::memory_order_seq_cst) != 0) {
+      // Taking the mutex orders this notification after a follower's last
+      // look at the counter, so it cannot be lost.
+      { std::lock_guard<std::mutex> lock(sleep_mutex_); }
+      sleep_cv_.notify_all();
+    }
+  }
   if (request->released || request->kind == RequestKind::Control) requests_.put(request);
 }
 

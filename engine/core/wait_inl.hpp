@@ -13,6 +13,7 @@ void WorkerImpl::wait_until(Done&& done) {
   const std::size_t spin_limit = params_.config.spin_count != 0 ? params_.config.spin_count : 20000;
   std::size_t idle_polls = 0;
   for (;;) {
+    const uint64_t completions_seen = thread_safe_ ? completions_.load(std::memory_order_seq_cst) : 0;
     {
       Guard guard(*this);
       if (done()) return;
@@ -29,7 +30,12 @@ void WorkerImpl::wait_until(Done&& done) {
     // Sends waiting for room in a peer's FIFO get no wakeup when the peer
     // drains it, so sleep briefly while any are queued. The long timeout
     // otherwise is only a safety net: every event we wait for wakes us.
-    (void)wait_event(blocked_endpoints_ != 0 ? 1 : 100);
+    const int timeout_ms = blocked_endpoints_ != 0 ? 1 : 100;
+    if (thread_safe_) {
+      sleep_thread_safe(completions_seen, timeout_ms);
+    } else {
+      (void)wait_event(timeout_ms);
+    }
   }
 }
 

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
+#include <mutex>
 
 #include "core/worker_impl.hpp"
 #include "tern/runtime/compiler.hpp"
@@ -35,6 +37,26 @@ Status WorkerImpl::wait_event(int timeout_ms) {
   } while (ready < 0 && errno == EINTR);
   if (ready < 0) return Status::IoError;
   return ready == 0 ? Status::TimedOut : Status::Ok;
+}
+
+void WorkerImpl::sleep_thread_safe(uint64_t completions_seen, int timeout_ms) {
+  std::unique_lock<std::mutex> lock(sleep_mutex_);
+  if (!leader_asleep_) {
+    leader_asleep_ = true;
+    lock.unlock();
+    (void)wait_event(timeout_ms);
+    lock.lock();
+    leader_asleep_ = false;
+    lock.unlock();
+    // A follower may now take the leader's place.
+    sleep_cv_.notify_all();
+    return;
+  }
+  followers_.fetch_add(1, std::memory_order_seq_cst);
+  sleep_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] {
+    return !leader_asleep_ || completions_.load(std::memory_order_seq_cst) != completions_seen;
+  });
+  followers_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 Status WorkerImpl::signal() {

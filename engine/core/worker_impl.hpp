@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -112,6 +114,17 @@ class WorkerImpl {
   int epoll_fd_ = -1;
   int signal_fd_ = -1;  // eventfd for signal()
   std::size_t blocked_endpoints_ = 0;  // endpoints whose sends wait for lane resources
+
+  // Sleeping in a thread-safe worker: one thread at a time (the leader)
+  // sleeps on the wakeup fd; the others (followers) wait on a condition
+  // variable for a completion or for the leader's place. Several threads in
+  // epoll_wait on one fd would steal each other's wakeups when they re-arm.
+  void sleep_thread_safe(uint64_t completions_seen, int timeout_ms);
+  std::mutex sleep_mutex_;
+  std::condition_variable sleep_cv_;
+  bool leader_asleep_ = false;           // guarded by sleep_mutex_
+  std::atomic<uint64_t> completions_{0};  // counted only when thread-safe
+  std::atomic<unsigned> followers_{0};
 
  private:
   WorkerImpl() = default;

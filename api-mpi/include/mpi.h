@@ -358,6 +358,49 @@ TERN_MPI_API(int, Startall, (int count, MPI_Request array_of_requests[]))
 TERN_MPI_API(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
 TERN_MPI_API(int, Free_mem, (void *base))
 
+/* --- Derived datatypes: contiguous data goes straight to the engine, other layouts through pack/unpack.
+ * Point-to-point (not persistent or matched receives), Bcast, Gather and Scatter take derived types; the
+ * other collectives answer MPI_ERR_UNSUPPORTED_OPERATION for them. */
+#define MPI_MAX_OBJECT_NAME 128
+TERN_MPI_API(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                        MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                 MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_indexed, (int count, const int array_of_blocklengths[], const int array_of_displacements[],
+                                 MPI_Datatype oldtype, MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_create_hindexed, (int count, const int array_of_blocklengths[],
+                                         const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                         MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_hindexed, (int count, const int array_of_blocklengths[],
+                                  const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                  MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_create_indexed_block, (int count, int blocklength, const int array_of_displacements[],
+                                              MPI_Datatype oldtype, MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_create_hindexed_block, (int count, int blocklength, const MPI_Aint array_of_displacements[],
+                                               MPI_Datatype oldtype, MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_create_struct, (int count, const int array_of_blocklengths[],
+                                       const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
+                                       MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_commit, (MPI_Datatype *datatype))
+/* Operations in flight with the type complete normally. */
+TERN_MPI_API(int, Type_free, (MPI_Datatype *datatype))
+TERN_MPI_API(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent))
+TERN_MPI_API(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent))
+TERN_MPI_API(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
+TERN_MPI_API(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
+TERN_MPI_API(int, Get_address, (const void *location, MPI_Aint *address))
+TERN_MPI_API(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
+TERN_MPI_API(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
+TERN_MPI_API(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+                         int *position, MPI_Comm comm))
+TERN_MPI_API(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                           MPI_Datatype datatype, MPI_Comm comm))
+TERN_MPI_API(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
+
 /* --- Handle conversion (handles are already integers) */
 TERN_MPI_API(MPI_Fint, Comm_c2f, (MPI_Comm comm))
 TERN_MPI_API(MPI_Comm, Comm_f2c, (MPI_Fint comm))

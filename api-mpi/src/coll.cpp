@@ -176,6 +176,18 @@ Status coll_allreduce(Comm& comm, void* buffer, std::size_t count, const TypeInf
 
 namespace {
 
+// An unusable datatype: derived types reach only Bcast, Gather and Scatter
+// (through pack/unpack); elsewhere they are refused, never half-handled.
+int type_error(const Comm* comm, const char* function, MPI_Datatype datatype) {
+  if (is_derived_handle(datatype) && describe_type(datatype) != nullptr) {
+    return raise(comm, MPI_ERR_UNSUPPORTED_OPERATION, function,
+                 "derived datatype %d is not supported here (only point-to-point, MPI_Bcast, MPI_Gather and "
+                 "MPI_Scatter take derived datatypes)",
+                 datatype);
+  }
+  return raise(comm, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
+}
+
 // Checks shared by the collectives; sets `comm` and `type`.
 int check_coll(const char* function, MPI_Comm handle, int count, MPI_Datatype datatype, Comm*& comm,
                const TypeInfo*& type) {
@@ -183,7 +195,7 @@ int check_coll(const char* function, MPI_Comm handle, int count, MPI_Datatype da
   if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, function, "invalid communicator %d", handle);
   if (count < 0) return raise(comm, MPI_ERR_COUNT, function, "invalid count %d", count);
   type = find_type(datatype);
-  if (type == nullptr) return raise(comm, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
+  if (type == nullptr) return type_error(comm, function, datatype);
   return MPI_SUCCESS;
 }
 
@@ -308,6 +320,10 @@ int PMPI_Barrier(MPI_Comm handle) {
 }
 
 int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm handle) {
+  if (TERN_UNLIKELY(is_derived_handle(datatype))) {
+    if (g_state == nullptr) return not_initialized("MPI_Bcast");
+    return derived_bcast(buffer, count, datatype, root, handle);
+  }
   constexpr const char* kFunction = "MPI_Bcast";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
@@ -375,6 +391,16 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
 
 int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm handle) {
+  if (TERN_UNLIKELY(is_derived_handle(sendtype) || is_derived_handle(recvtype)) && g_state != nullptr &&
+      find_comm(handle) != nullptr) {
+    Comm* c = find_comm(handle);
+    if (root < 0 || root >= c->size) return check_root("MPI_Gather", *c, root);
+    const bool recv_matters = c->rank == root;
+    if ((is_derived_handle(sendtype) && !(recv_matters && sendbuf == MPI_IN_PLACE)) ||
+        (recv_matters && is_derived_handle(recvtype))) {
+      return derived_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, handle);
+    }
+  }
   constexpr const char* kFunction = "MPI_Gather";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
@@ -468,7 +494,7 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
     return MPI_SUCCESS;
   }
   const TypeInfo* stype = find_type(sendtype);
-  if (stype == nullptr) return raise(comm, MPI_ERR_TYPE, kFunction, "invalid datatype %d", sendtype);
+  if (stype == nullptr) return type_error(comm, kFunction, sendtype);
   if (int err = check_counts(kFunction, *comm, "send", sendcounts, displs); err != MPI_SUCCESS) return err;
   const unsigned tag = next_tag_base(*comm);
   Batch batch(*comm, tag);
@@ -486,6 +512,15 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
 
 int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm handle) {
+  if (TERN_UNLIKELY(is_derived_handle(sendtype) || is_derived_handle(recvtype)) && g_state != nullptr &&
+      find_comm(handle) != nullptr) {
+    Comm* c = find_comm(handle);
+    if (root < 0 || root >= c->size) return check_root("MPI_Scatter", *c, root);
+    const bool is_root = c->rank == root;
+    if ((is_root && is_derived_handle(sendtype)) || (is_derived_handle(recvtype) && !(is_root && recvbuf == MPI_IN_PLACE))) {
+      return derived_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, handle);
+    }
+  }
   constexpr const char* kFunction = "MPI_Scatter";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
@@ -523,7 +558,7 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     return MPI_SUCCESS;
   }
   const TypeInfo* rtype = find_type(recvtype);
-  if (rtype == nullptr) return raise(comm, MPI_ERR_TYPE, kFunction, "invalid datatype %d", recvtype);
+  if (rtype == nullptr) return type_error(comm, kFunction, recvtype);
   if (int err = check_counts(kFunction, *comm, "receive", recvcounts, displs); err != MPI_SUCCESS) return err;
   const unsigned tag = next_tag_base(*comm);
   Batch batch(*comm, tag);
@@ -546,7 +581,7 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   Comm* comm = find_comm(handle);
   if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, kFunction, "invalid communicator %d", handle);
   const TypeInfo* rtype = find_type(recvtype);
-  if (rtype == nullptr) return raise(comm, MPI_ERR_TYPE, kFunction, "invalid datatype %d", recvtype);
+  if (rtype == nullptr) return type_error(comm, kFunction, recvtype);
   if (int err = check_counts(kFunction, *comm, "receive", recvcounts, displs); err != MPI_SUCCESS) return err;
   const int rank = comm->rank;
   const int size = comm->size;
@@ -582,7 +617,7 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
   Comm* comm = find_comm(handle);
   if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, kFunction, "invalid communicator %d", handle);
   const TypeInfo* rtype = find_type(recvtype);
-  if (rtype == nullptr) return raise(comm, MPI_ERR_TYPE, kFunction, "invalid datatype %d", recvtype);
+  if (rtype == nullptr) return type_error(comm, kFunction, recvtype);
   if (int err = check_counts(kFunction, *comm, "receive", recvcounts, rdispls); err != MPI_SUCCESS) return err;
   const int size = comm->size;
   const int rank = comm->rank;
@@ -599,7 +634,7 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     sdispls = rdispls;
   } else {
     stype = find_type(sendtype);
-    if (stype == nullptr) return raise(comm, MPI_ERR_TYPE, kFunction, "invalid datatype %d", sendtype);
+    if (stype == nullptr) return type_error(comm, kFunction, sendtype);
     if (int err = check_counts(kFunction, *comm, "send", sendcounts, sdispls); err != MPI_SUCCESS) return err;
   }
   const unsigned tag = next_tag_base(*comm);

@@ -165,22 +165,33 @@ extern "C" {
 
 int PMPI_Type_size(MPI_Datatype datatype, int* size) {
   const TypeInfo* type = find_type(datatype);
-  if (type == nullptr) return raise(nullptr, MPI_ERR_TYPE, "MPI_Type_size", "invalid datatype %d", datatype);
+  std::size_t bytes = type != nullptr ? type->size : 0;
+  if (type == nullptr) {
+    const std::shared_ptr<const DerivedType> derived = describe_type(datatype);
+    if (derived == nullptr) return raise(nullptr, MPI_ERR_TYPE, "MPI_Type_size", "invalid datatype %d", datatype);
+    bytes = derived->size;
+  }
   if (size == nullptr) return raise(nullptr, MPI_ERR_ARG, "MPI_Type_size", "null size argument");
-  *size = static_cast<int>(type->size);
+  *size = bytes > 0x7FFFFFFF ? MPI_UNDEFINED : static_cast<int>(bytes);
   return MPI_SUCCESS;
 }
 
 int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   const TypeInfo* type = find_type(datatype);
-  if (type == nullptr) return raise(nullptr, MPI_ERR_TYPE, "MPI_Get_count", "invalid datatype %d", datatype);
+  std::size_t size = type != nullptr ? type->size : 0;
+  if (type == nullptr) {
+    const std::shared_ptr<const DerivedType> derived = describe_type(datatype);
+    if (derived == nullptr) return raise(nullptr, MPI_ERR_TYPE, "MPI_Get_count", "invalid datatype %d", datatype);
+    size = derived->size;
+  }
   if (status == nullptr || count == nullptr) return raise(nullptr, MPI_ERR_ARG, "MPI_Get_count", "null argument");
-  if (type->size == 0) {
+  const auto bytes = static_cast<std::size_t>(status->tern_bytes);
+  if (size == 0) {
     *count = 0;
-  } else if (status->tern_bytes % type->size != 0 || status->tern_bytes / type->size > 0x7FFFFFFF) {
+  } else if (bytes % size != 0 || bytes / size > 0x7FFFFFFF) {
     *count = MPI_UNDEFINED;
   } else {
-    *count = static_cast<int>(status->tern_bytes / type->size);
+    *count = static_cast<int>(bytes / size);
   }
   return MPI_SUCCESS;
 }

@@ -120,6 +120,7 @@ int PMPI_Finalize(void) {
   State* state = g_state;
   // Buffered sends still under way end first (MPI_Finalize waits for them).
   buffered_finalize();
+  finalize_packed_requests();
   // Every rank reaches this point before any leaves, so no peer still needs
   // our endpoints (rendezvous reads, acks) once we tear them down.
   Status s = coll_barrier(*state->comms[MPI_COMM_WORLD]);

@@ -33,11 +33,19 @@ int PMPI_Free_mem(void* base) {
 int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   constexpr const char* kFunction = "MPI_Get_elements";
   const TypeInfo* type = find_type(datatype);
-  if (TERN_UNLIKELY(type == nullptr)) return raise(nullptr, MPI_ERR_TYPE, kFunction, "invalid datatype %d", datatype);
+  std::shared_ptr<const DerivedType> derived;
+  if (TERN_UNLIKELY(type == nullptr)) {
+    derived = describe_type(datatype);
+    if (derived == nullptr) return raise(nullptr, MPI_ERR_TYPE, kFunction, "invalid datatype %d", datatype);
+  }
   if (TERN_UNLIKELY(status == nullptr || count == nullptr)) {
     return raise(nullptr, MPI_ERR_ARG, kFunction, "null status or count argument");
   }
-  return PMPI_Get_count(status, datatype, count);
+  if (derived == nullptr) return PMPI_Get_count(status, datatype, count);
+  // Derived types: the basic elements received, whole copies of the type or not.
+  const long long elements = elements_in(*derived, static_cast<std::size_t>(status->tern_bytes));
+  *count = elements < 0 || elements > 0x7FFFFFFF ? MPI_UNDEFINED : static_cast<int>(elements);
+  return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Alloc_mem = PMPI_Alloc_mem

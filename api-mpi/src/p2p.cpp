@@ -2,7 +2,9 @@
 // (context, source, tag) triple packed into the engine tag, wildcards as
 // cleared mask bits. No allocation and no lock on the path of a small send
 // or receive (request slots are recycled).
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -10,17 +12,65 @@
 #include "p2p.hpp"
 
 namespace tern::mpi {
+
+int check_derived(const char* function, Comm* comm, const void* buffer, int count, MPI_Datatype datatype,
+                  std::size_t& bytes, std::shared_ptr<const DerivedType>* derived) {
+  std::shared_ptr<const DerivedType> type = describe_type(datatype);
+  if (type == nullptr) return raise(comm, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
+  if (!type->committed) return raise(comm, MPI_ERR_TYPE, function, "datatype %d is not committed", datatype);
+  if (count < 0) return raise(comm, MPI_ERR_COUNT, function, "invalid count %d", count);
+  bytes = static_cast<std::size_t>(count) * type->size;
+  if (type->contiguous) {
+    if (buffer == nullptr && bytes != 0) {
+      return raise(comm, MPI_ERR_BUFFER, function, "null buffer for %zu bytes", bytes);
+    }
+    return MPI_SUCCESS;
+  }
+  if (derived == nullptr) {
+    return raise(comm, MPI_ERR_UNSUPPORTED_OPERATION, function,
+                 "non-contiguous derived datatype %d is not supported by this call", datatype);
+  }
+  *derived = std::move(type);
+  return MPI_SUCCESS;
+}
+
 namespace {
+
+struct FreeDeleter {
+  void operator()(void* p) const noexcept { std::free(p); }
+};
+using TempBuffer = std::unique_ptr<char, FreeDeleter>;
+
+TempBuffer temp_buffer(std::size_t bytes) { return TempBuffer(static_cast<char*>(std::malloc(bytes == 0 ? 1 : bytes))); }
+
+// `count` elements of a non-contiguous type packed into a fresh buffer; null
+// when out of memory.
+TempBuffer pack_temp(const DerivedType& type, const void* buffer, int count) {
+  TempBuffer temp = temp_buffer(static_cast<std::size_t>(count) * type.size);
+  if (temp != nullptr) pack_data(type, buffer, static_cast<std::size_t>(count), temp.get());
+  return temp;
+}
+
+int no_memory(const Comm* comm, const char* function, std::size_t bytes) {
+  return raise(comm, MPI_ERR_NO_MEM, function, "no memory for %zu bytes of packed data", bytes);
+}
 
 int send_blocking(const char* function, const void* buffer, int count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm handle, unsigned flags) {
   Comm* comm = nullptr;
   std::size_t bytes = 0;
-  if (int err = check_args(function, handle, buffer, count, datatype, dest, tag, false, comm, bytes);
+  std::shared_ptr<const DerivedType> derived;
+  if (int err = check_args(function, handle, buffer, count, datatype, dest, tag, false, comm, bytes, &derived);
       TERN_UNLIKELY(err != MPI_SUCCESS)) {
     return err;
   }
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+  TempBuffer temp;
+  if (TERN_UNLIKELY(derived != nullptr)) {
+    temp = pack_temp(*derived, buffer, count);
+    if (temp == nullptr) return no_memory(comm, function, bytes);
+    buffer = temp.get();
+  }
   engine::Endpoint* endpoint = comm_endpoint(*comm, dest);
   if (TERN_UNLIKELY(endpoint == nullptr)) return raise(comm, MPI_ERR_OTHER, function, "cannot reach rank %d", dest);
   Status s = g_state->worker->tag_send(endpoint, buffer, bytes,
@@ -36,7 +86,8 @@ int send_nonblocking(const char* function, const void* buffer, int count, MPI_Da
                      MPI_Comm handle, MPI_Request* request, unsigned flags) {
   Comm* comm = nullptr;
   std::size_t bytes = 0;
-  if (int err = check_args(function, handle, buffer, count, datatype, dest, tag, false, comm, bytes);
+  std::shared_ptr<const DerivedType> derived;
+  if (int err = check_args(function, handle, buffer, count, datatype, dest, tag, false, comm, bytes, &derived);
       TERN_UNLIKELY(err != MPI_SUCCESS)) {
     return err;
   }
@@ -44,6 +95,13 @@ int send_nonblocking(const char* function, const void* buffer, int count, MPI_Da
   if (dest == MPI_PROC_NULL) {
     *request = kRequestSendDone;
     return MPI_SUCCESS;
+  }
+  // Non-contiguous: the packed copy goes out and lives until the send ends.
+  TempBuffer temp;
+  if (TERN_UNLIKELY(derived != nullptr)) {
+    temp = pack_temp(*derived, buffer, count);
+    if (temp == nullptr) return no_memory(comm, function, bytes);
+    buffer = temp.get();
   }
   engine::Endpoint* endpoint = comm_endpoint(*comm, dest);
   if (TERN_UNLIKELY(endpoint == nullptr)) return raise(comm, MPI_ERR_OTHER, function, "cannot reach rank %d", dest);
@@ -70,6 +128,7 @@ int send_nonblocking(const char* function, const void* buffer, int count, MPI_Da
   slot->engine = engine_request;
   slot->kind = RequestKind::Send;
   slot->comm = handle;
+  slot->packed.temp = temp.release();
   *request = handle_out;
   return MPI_SUCCESS;
 }
@@ -106,7 +165,8 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
   constexpr const char* kFunction = "MPI_Recv";
   Comm* comm = nullptr;
   std::size_t bytes = 0;
-  if (int err = check_args(kFunction, handle, buf, count, datatype, source, tag, true, comm, bytes);
+  std::shared_ptr<const DerivedType> derived;
+  if (int err = check_args(kFunction, handle, buf, count, datatype, source, tag, true, comm, bytes, &derived);
       TERN_UNLIKELY(err != MPI_SUCCESS)) {
     return err;
   }
@@ -116,6 +176,17 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
   }
   const Match m = match_of(*comm, source, tag);
   engine::TagRecvInfo info;
+  if (TERN_UNLIKELY(derived != nullptr)) {
+    // Non-contiguous: receive packed, then unpack what arrived.
+    TempBuffer temp = temp_buffer(bytes);
+    if (temp == nullptr) return no_memory(comm, kFunction, bytes);
+    Status s = g_state->worker->tag_recv(temp.get(), bytes, m.tag, m.mask, &info);
+    if (s == Status::Ok || s == Status::Truncated) {
+      unpack_data(*derived, temp.get(), std::min(info.length, bytes), buf, static_cast<std::size_t>(count));
+    }
+    if (fill_recv_status(status, info, bytes, s) != MPI_SUCCESS) return raise_recv(comm, kFunction, s, info, bytes, source);
+    return MPI_SUCCESS;
+  }
   Status s = g_state->worker->tag_recv(buf, bytes, m.tag, m.mask, &info);
   const int err = fill_recv_status(status, info, bytes, s);
   if (TERN_UNLIKELY(err != MPI_SUCCESS)) return raise_recv(comm, kFunction, s, info, bytes, source);
@@ -127,7 +198,8 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
   constexpr const char* kFunction = "MPI_Irecv";
   Comm* comm = nullptr;
   std::size_t bytes = 0;
-  if (int err = check_args(kFunction, handle, buf, count, datatype, source, tag, true, comm, bytes);
+  std::shared_ptr<const DerivedType> derived;
+  if (int err = check_args(kFunction, handle, buf, count, datatype, source, tag, true, comm, bytes, &derived);
       TERN_UNLIKELY(err != MPI_SUCCESS)) {
     return err;
   }
@@ -135,6 +207,15 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
   if (source == MPI_PROC_NULL) {
     *request = kRequestProcNull;
     return MPI_SUCCESS;
+  }
+  // Non-contiguous: the message lands in a temporary buffer, unpacked when
+  // the request completes (Wait/Test and their forms).
+  TempBuffer temp;
+  void* const user_buffer = buf;
+  if (TERN_UNLIKELY(derived != nullptr)) {
+    temp = temp_buffer(bytes);
+    if (temp == nullptr) return no_memory(comm, kFunction, bytes);
+    buf = temp.get();
   }
   RequestSlot* slot = nullptr;
   const MPI_Request handle_out = g_state->requests.get(slot);
@@ -154,7 +235,18 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
   slot->kind = RequestKind::Recv;
   slot->comm = handle;
   slot->capacity = bytes;
-  if (s != Status::InProgress) slot->error = fill_recv_status(&slot->status, info, bytes, s);
+  if (TERN_UNLIKELY(derived != nullptr)) {
+    slot->packed.temp = temp.release();
+    slot->packed.type = std::move(derived);
+    slot->packed.user_buffer = user_buffer;
+    slot->packed.count = static_cast<std::size_t>(count);
+  }
+  if (s != Status::InProgress) {
+    slot->error = fill_recv_status(&slot->status, info, bytes, s);
+    if (TERN_UNLIKELY(slot->packed.temp != nullptr)) {
+      complete_transfer(slot->packed, true, s == Status::Canceled ? 0 : std::min(info.length, bytes));
+    }
+  }
   *request = handle_out;
   return MPI_SUCCESS;
 }
@@ -164,13 +256,29 @@ static int sendrecv(const char* kFunction, const void* sendbuf, int sendcount, M
                     MPI_Comm handle, MPI_Status* status) {
   Comm* comm = nullptr;
   std::size_t send_bytes = 0, recv_bytes = 0;
-  if (int err = check_args(kFunction, handle, sendbuf, sendcount, sendtype, dest, sendtag, false, comm, send_bytes);
+  std::shared_ptr<const DerivedType> send_derived, recv_derived;
+  if (int err = check_args(kFunction, handle, sendbuf, sendcount, sendtype, dest, sendtag, false, comm, send_bytes,
+                           &send_derived);
       err != MPI_SUCCESS) {
     return err;
   }
-  if (int err = check_args(kFunction, handle, recvbuf, recvcount, recvtype, source, recvtag, true, comm, recv_bytes);
+  if (int err = check_args(kFunction, handle, recvbuf, recvcount, recvtype, source, recvtag, true, comm, recv_bytes,
+                           &recv_derived);
       err != MPI_SUCCESS) {
     return err;
+  }
+  // Non-contiguous types: send a packed copy, receive packed and unpack.
+  TempBuffer send_temp, recv_temp;
+  void* const user_recvbuf = recvbuf;
+  if (send_derived != nullptr && dest != MPI_PROC_NULL) {
+    send_temp = pack_temp(*send_derived, sendbuf, sendcount);
+    if (send_temp == nullptr) return no_memory(comm, kFunction, send_bytes);
+    sendbuf = send_temp.get();
+  }
+  if (recv_derived != nullptr && source != MPI_PROC_NULL) {
+    recv_temp = temp_buffer(recv_bytes);
+    if (recv_temp == nullptr) return no_memory(comm, kFunction, recv_bytes);
+    recvbuf = recv_temp.get();
   }
   // Post the receive first so that two ranks exchanging large messages
   // cannot both sit in a send waiting for the other's receive.
@@ -211,6 +319,10 @@ static int sendrecv(const char* kFunction, const void* sendbuf, int sendcount, M
     info = engine_request->info();
     g_state->worker->release(engine_request);
   }
+  if (recv_temp != nullptr && (recv_status == Status::Ok || recv_status == Status::Truncated)) {
+    unpack_data(*recv_derived, recv_temp.get(), std::min(info.length, recv_bytes), user_recvbuf,
+                static_cast<std::size_t>(recvcount));
+  }
   if (fill_recv_status(status, info, recv_bytes, recv_status) != MPI_SUCCESS) {
     return raise_recv(comm, kFunction, recv_status, info, recv_bytes, source);
   }
@@ -230,9 +342,19 @@ int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
   constexpr const char* kFunction = "MPI_Sendrecv_replace";
   Comm* comm = nullptr;
   std::size_t bytes = 0;
-  if (int err = check_args(kFunction, handle, buf, count, datatype, dest, sendtag, false, comm, bytes);
+  std::shared_ptr<const DerivedType> derived;
+  if (int err = check_args(kFunction, handle, buf, count, datatype, dest, sendtag, false, comm, bytes, &derived);
       err != MPI_SUCCESS) {
     return err;
+  }
+  if (derived != nullptr) {
+    if (bytes > static_cast<std::size_t>(0x7FFFFFFF)) {
+      return raise(comm, MPI_ERR_COUNT, kFunction, "%zu bytes of derived data exceed an int count", bytes);
+    }
+    TempBuffer packed = pack_temp(*derived, buf, count);
+    if (packed == nullptr) return no_memory(comm, kFunction, bytes);
+    return sendrecv(kFunction, packed.get(), static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, count, datatype,
+                    source, recvtag, handle, status);
   }
   std::unique_ptr<unsigned char[]> copy(new (std::nothrow) unsigned char[bytes == 0 ? 1 : bytes]);
   if (copy == nullptr) return raise(comm, MPI_ERR_NO_MEM, kFunction, "no memory to copy %zu bytes", bytes);
@@ -256,11 +378,18 @@ int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
   constexpr const char* kFunction = "MPI_Bsend";
   Comm* comm = nullptr;
   std::size_t bytes = 0;
-  if (int err = check_args(kFunction, handle, buf, count, datatype, dest, tag, false, comm, bytes);
+  std::shared_ptr<const DerivedType> derived;
+  if (int err = check_args(kFunction, handle, buf, count, datatype, dest, tag, false, comm, bytes, &derived);
       TERN_UNLIKELY(err != MPI_SUCCESS)) {
     return err;
   }
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+  TempBuffer packed;
+  if (derived != nullptr) {
+    packed = pack_temp(*derived, buf, count);
+    if (packed == nullptr) return no_memory(comm, kFunction, bytes);
+    buf = packed.get();
+  }
   return buffered_send(kFunction, *comm, buf, bytes, dest, tag);
 }
 
@@ -270,11 +399,18 @@ int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int
   constexpr const char* kFunction = "MPI_Ibsend";
   Comm* comm = nullptr;
   std::size_t bytes = 0;
-  if (int err = check_args(kFunction, handle, buf, count, datatype, dest, tag, false, comm, bytes);
+  std::shared_ptr<const DerivedType> derived;
+  if (int err = check_args(kFunction, handle, buf, count, datatype, dest, tag, false, comm, bytes, &derived);
       TERN_UNLIKELY(err != MPI_SUCCESS)) {
     return err;
   }
   if (TERN_UNLIKELY(request == nullptr)) return raise(comm, MPI_ERR_REQUEST, kFunction, "null request argument");
+  TempBuffer packed;
+  if (derived != nullptr && dest != MPI_PROC_NULL) {
+    packed = pack_temp(*derived, buf, count);
+    if (packed == nullptr) return no_memory(comm, kFunction, bytes);
+    buf = packed.get();
+  }
   if (dest != MPI_PROC_NULL) {
     if (int err = buffered_send(kFunction, *comm, buf, bytes, dest, tag); err != MPI_SUCCESS) return err;
   }

@@ -8,8 +8,15 @@ namespace tern::mpi {
 
 // Checks the arguments every point-to-point call shares; on success `comm`
 // and `bytes` are set. `receive`: MPI_ANY_SOURCE / MPI_ANY_TAG allowed.
+// A derived datatype in a point-to-point call: MPI_SUCCESS with `bytes`
+// set and, when the type is not contiguous, `derived` set (callers that pass
+// no `derived` do not take such types: MPI_ERR_UNSUPPORTED_OPERATION).
+int check_derived(const char* function, Comm* comm, const void* buffer, int count, MPI_Datatype datatype,
+                  std::size_t& bytes, std::shared_ptr<const DerivedType>* derived);
+
 inline int check_args(const char* function, MPI_Comm handle, const void* buffer, int count, MPI_Datatype datatype,
-                      int peer, int tag, bool receive, Comm*& comm, std::size_t& bytes) {
+                      int peer, int tag, bool receive, Comm*& comm, std::size_t& bytes,
+                      std::shared_ptr<const DerivedType>* derived = nullptr) {
   comm = nullptr;
   bytes = 0;
   if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(function);
@@ -17,7 +24,11 @@ inline int check_args(const char* function, MPI_Comm handle, const void* buffer,
   if (TERN_UNLIKELY(comm == nullptr)) return raise(nullptr, MPI_ERR_COMM, function, "invalid communicator %d", handle);
   if (TERN_UNLIKELY(count < 0)) return raise(comm, MPI_ERR_COUNT, function, "invalid count %d", count);
   const TypeInfo* type = find_type(datatype);
-  if (TERN_UNLIKELY(type == nullptr)) return raise(comm, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
+  if (TERN_UNLIKELY(type == nullptr)) {
+    if (int err = check_derived(function, comm, buffer, count, datatype, bytes, derived); err != MPI_SUCCESS) {
+      return err;
+    }
+  }
   if (TERN_UNLIKELY((peer < 0 || peer >= comm->size) && peer != MPI_PROC_NULL &&
                     !(receive && peer == MPI_ANY_SOURCE))) {
     return raise(comm, MPI_ERR_RANK, function, "invalid rank %d (communicator of size %d)", peer, comm->size);
@@ -25,6 +36,7 @@ inline int check_args(const char* function, MPI_Comm handle, const void* buffer,
   if (TERN_UNLIKELY((tag < 0 || tag > kTagUb) && !(receive && tag == MPI_ANY_TAG))) {
     return raise(comm, MPI_ERR_TAG, function, "invalid tag %d (valid: 0 to %d)", tag, kTagUb);
   }
+  if (TERN_UNLIKELY(type == nullptr)) return MPI_SUCCESS;  // derived: checked above
   bytes = static_cast<std::size_t>(count) * type->size;
   if (TERN_UNLIKELY(buffer == nullptr && bytes != 0)) {
     return raise(comm, MPI_ERR_BUFFER, function, "null buffer for %zu bytes", bytes);

@@ -71,8 +71,14 @@ int check_mrecv(const char* function, const void* buffer, int count, MPI_Datatyp
   if (TERN_UNLIKELY(message == nullptr)) return raise(nullptr, MPI_ERR_ARG, function, "null message argument");
   if (TERN_UNLIKELY(count < 0)) return raise(nullptr, MPI_ERR_COUNT, function, "invalid count %d", count);
   const TypeInfo* type = find_type(datatype);
-  if (TERN_UNLIKELY(type == nullptr)) return raise(nullptr, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
-  bytes = static_cast<std::size_t>(count) * type->size;
+  if (TERN_UNLIKELY(type == nullptr)) {
+    // Contiguous derived types only (the message is received in place).
+    if (int err = check_derived(function, nullptr, buffer, count, datatype, bytes, nullptr); err != MPI_SUCCESS) {
+      return err;
+    }
+  } else {
+    bytes = static_cast<std::size_t>(count) * type->size;
+  }
   if (*message == MPI_MESSAGE_NO_PROC) return MPI_SUCCESS;
   if (TERN_UNLIKELY(buffer == nullptr && bytes != 0)) {
     return raise(nullptr, MPI_ERR_BUFFER, function, "null buffer for %zu bytes", bytes);

@@ -1,7 +1,10 @@
 // MPI requests: slots that hold the engine request (or the result of an
 // operation that finished at once), completed by Wait/Test and their
 // all-forms.
+#include <algorithm>
+#include <mutex>
 #include <new>
+#include <vector>
 
 #include "state.hpp"
 
@@ -46,6 +49,52 @@ void RequestPool::put(MPI_Request handle) {
 
 namespace {
 
+// Freed requests with packed transfers still in flight (MPI_Request_free):
+// completed (unpacked, buffer freed) by later calls that reap them.
+struct Orphan {
+  engine::Request* engine;
+  PackedTransfer packed;
+  bool receive;
+  std::size_t capacity;
+};
+std::mutex g_orphans_mutex;
+std::vector<Orphan> g_orphans;
+
+void reap_orphans(bool wait) {
+  std::lock_guard<std::mutex> lock(g_orphans_mutex);
+  for (std::size_t i = 0; i < g_orphans.size();) {
+    Orphan& o = g_orphans[i];
+    if (o.engine != nullptr) {
+      if (wait) {
+        progress_until([&o] { return engine_done(o.engine); });
+      } else if (!engine_done(o.engine)) {
+        ++i;
+        continue;
+      }
+    }
+    std::size_t received = 0;
+    if (o.engine != nullptr) {
+      if (o.receive && o.engine->status() != Status::Canceled) {
+        received = std::min(o.engine->info().length, o.capacity);
+      }
+      g_state->worker->release(o.engine);
+    }
+    complete_transfer(o.packed, o.receive && o.engine != nullptr, received);
+    g_orphans[i] = std::move(g_orphans.back());
+    g_orphans.pop_back();
+  }
+}
+
+void adopt_orphan(RequestSlot* slot) {
+  {
+    std::lock_guard<std::mutex> lock(g_orphans_mutex);
+    g_orphans.push_back(Orphan{slot->engine, std::move(slot->packed), slot->kind == RequestKind::Recv, slot->capacity});
+  }
+  slot->packed = PackedTransfer{};
+  slot->engine = nullptr;
+  reap_orphans(false);
+}
+
 // What a request handle refers to.
 // Inactive: a persistent request not started (complete at once, handle kept).
 enum class Lookup { Null, SendDone, ProcNull, Slot, Inactive, Invalid };
@@ -84,6 +133,13 @@ int finish(MPI_Request* handle, Lookup kind, RequestSlot* slot, MPI_Status* stat
             status->MPI_ERROR = error;
             status->tern_cancelled = request->status() == Status::Canceled;
           }
+        }
+        if (TERN_UNLIKELY(slot->packed.temp != nullptr)) {
+          const bool receive = slot->kind == RequestKind::Recv;
+          const std::size_t received = receive && request->status() != Status::Canceled
+                                           ? std::min(request->info().length, slot->capacity)
+                                           : 0;
+          complete_transfer(slot->packed, receive, received);
         }
         g_state->worker->release(request);
         slot->engine = nullptr;
@@ -212,6 +268,9 @@ int finish_one(const char* function, MPI_Request requests[], int index, MPI_Stat
 }
 
 }  // namespace
+
+void finalize_packed_requests() { reap_orphans(true); }
+
 }  // namespace tern::mpi
 
 using namespace tern;
@@ -322,8 +381,14 @@ int PMPI_Request_free(MPI_Request* request) {
     return raise(nullptr, MPI_ERR_REQUEST, kFunction, "invalid request %d", *request);
   }
   if (kind == Lookup::Slot || kind == Lookup::Inactive) {
-    // The engine recycles its request once the operation ends.
-    if (slot->engine != nullptr) g_state->worker->release(slot->engine);
+    if (TERN_UNLIKELY(slot->packed.temp != nullptr)) {
+      // A packed transfer's buffer must outlive the operation (and a
+      // receive still unpacks): let it finish in the background.
+      adopt_orphan(slot);
+    } else if (slot->engine != nullptr) {
+      // The engine recycles its request once the operation ends.
+      g_state->worker->release(slot->engine);
+    }
     g_state->requests.put(*request);
   }
   *request = MPI_REQUEST_NULL;

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "derived.hpp"
 #include "mpi.h"
 #include "tern/engine/job.hpp"
 #include "tern/engine/worker.hpp"
@@ -78,6 +79,9 @@ struct RequestSlot {
   std::size_t bytes = 0;
   int peer = 0;
   int tag = 0;
+  // Non-contiguous derived types: the packed data (sends) or the buffer the
+  // message lands in before unpacking (receives); temp null otherwise.
+  PackedTransfer packed;
 };
 
 // Handles for requests that need no slot: a send done at once and a receive

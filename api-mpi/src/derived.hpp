@@ -1,0 +1,79 @@
+// Derived datatypes: every type (predefined ones included) described as its
+// type map in order, run-length coded as runs of equal basic elements, and
+// flattened into (offset, length) byte blocks for pack/unpack. A type is
+// "contiguous" when it is one block at offset 0 with extent == size; such
+// types take the zero-copy paths unchanged, others go through a temporary
+// packed buffer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mpi.h"
+
+namespace tern::mpi {
+
+// Derived handles start here; below are the predefined ones (datatype.cpp).
+inline constexpr MPI_Datatype kDerivedBase = 0x10000;
+[[nodiscard]] inline bool is_derived_handle(MPI_Datatype type) noexcept { return type >= kDerivedBase; }
+
+struct TypeRun {  // `count` basic elements of `elem_size` bytes from `offset`
+  MPI_Aint offset;
+  std::size_t elem_size;
+  std::size_t count;
+};
+struct TypeBlock {
+  MPI_Aint offset;
+  std::size_t length;
+};
+
+struct DerivedType {
+  std::vector<TypeRun> runs;      // type map, in order
+  std::vector<TypeBlock> blocks;  // the same bytes, adjacent runs merged
+  std::size_t size = 0;           // bytes of data
+  std::size_t elements = 0;       // basic elements
+  MPI_Aint lb = 0, extent = 0;
+  MPI_Aint true_lb = 0, true_extent = 0;
+  std::size_t align = 1;          // largest alignment of the basic elements
+  bool explicit_bounds = false;   // resized (no struct padding)
+  bool contiguous = false;
+  bool committed = false;
+  bool predefined = false;
+  std::string name;
+};
+
+// The description of `type` (predefined or derived); null when invalid.
+[[nodiscard]] std::shared_ptr<const DerivedType> describe_type(MPI_Datatype type);
+
+// Gathers `count` instances at `buffer` into `out` (count * size bytes).
+void pack_data(const DerivedType& type, const void* buffer, std::size_t count, void* out) noexcept;
+// Scatters the first `bytes` of `in` into `count` instances at `buffer`.
+void unpack_data(const DerivedType& type, const void* in, std::size_t bytes, void* buffer, std::size_t count) noexcept;
+
+// Basic elements in `bytes` of a message of `type`; -1 when not whole.
+[[nodiscard]] long long elements_in(const DerivedType& type, std::size_t bytes) noexcept;
+
+// A non-contiguous send/receive's temporary buffer and what to unpack into
+// at completion (held by the request slot, request.cpp).
+struct PackedTransfer {
+  void* temp = nullptr;
+  std::shared_ptr<const DerivedType> type;  // receives: unpack with it
+  void* user_buffer = nullptr;
+  std::size_t count = 0;
+};
+// Unpacks `received` bytes (receives) and frees the temporary buffer.
+void complete_transfer(PackedTransfer& transfer, bool receive, std::size_t received) noexcept;
+// MPI_Finalize: completes the packed transfers of freed requests.
+void finalize_packed_requests();
+
+// Collectives with derived types, through pack/unpack (coll.cpp calls them).
+int derived_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int derived_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, int root, MPI_Comm comm);
+int derived_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm);
+
+}  // namespace tern::mpi

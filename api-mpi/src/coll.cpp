@@ -10,6 +10,7 @@
 // and gatherv, ring allgatherv, all-at-once alltoall(v), reduce + scatter
 // reduce_scatter_block. Operations that do not commute (user ops created so)
 // reduce in rank order at the root.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -147,6 +148,63 @@ Status reduce_ordered(Comm& comm, void* accumulator, std::size_t count, const Ty
 
 }  // namespace
 
+// From this size on, Allreduce (commutative op, power-of-two ranks) splits
+// the vector: a reduce-scatter by recursive halving, then an allgather by
+// recursive doubling, so each rank moves and reduces about 2x the vector
+// instead of log2(p) whole copies.
+constexpr std::size_t kLargeAllreduceBytes = 64 * 1024;
+
+Status allreduce_halving_doubling(Comm& comm, void* buffer, std::size_t count, const TypeInfo& type,
+                                  MPI_Datatype type_handle, MPI_Op op) {
+  const int size = comm.size;
+  const int rank = comm.rank;
+  auto* data = static_cast<std::byte*>(buffer);
+  // Block b holds elements [first(b), first(b + 1)).
+  auto first = [&](int block) {
+    return count * static_cast<std::size_t>(block) / static_cast<std::size_t>(size);
+  };
+  const unsigned base = next_tag_base(comm);
+  unsigned round = 0;
+  std::vector<std::byte> incoming;
+  int lo = 0, hi = size;  // the blocks this rank still works on
+  for (int mask = size / 2; mask >= 1; mask >>= 1, ++round) {
+    const int partner = rank ^ mask;
+    const int mid = (lo + hi) / 2;
+    const bool lower = (rank & mask) == 0;
+    const int keep_lo = lower ? lo : mid, keep_hi = lower ? mid : hi;
+    const int send_lo = lower ? mid : lo, send_hi = lower ? hi : mid;
+    const std::size_t keep_first = first(keep_lo), keep_count = first(keep_hi) - keep_first;
+    const std::size_t send_first = first(send_lo), send_count = first(send_hi) - send_first;
+    incoming.resize(keep_count * type.size);
+    if (Status s = coll_sendrecv(comm, data + send_first * type.size, send_count * type.size, partner,
+                                 incoming.data(), keep_count * type.size, partner, base | round);
+        s != Status::Ok) {
+      return s;
+    }
+    if (keep_count != 0 &&
+        apply_op(op, type_handle, incoming.data(), data + keep_first * type.size, keep_count) != MPI_SUCCESS) {
+      return Status::InvalidParam;
+    }
+    lo = keep_lo;
+    hi = keep_hi;
+  }
+  for (int mask = 1; mask < size; mask <<= 1, ++round) {
+    const int partner = rank ^ mask;
+    const bool lower = (rank & mask) == 0;
+    const int other_lo = lower ? hi : lo - mask, other_hi = lower ? hi + mask : lo;
+    const std::size_t mine_first = first(lo), mine_count = first(hi) - mine_first;
+    const std::size_t other_first = first(other_lo), other_count = first(other_hi) - other_first;
+    if (Status s = coll_sendrecv(comm, data + mine_first * type.size, mine_count * type.size, partner,
+                                 data + other_first * type.size, other_count * type.size, partner, base | round);
+        s != Status::Ok) {
+      return s;
+    }
+    lo = std::min(lo, other_lo);
+    hi = std::max(hi, other_hi);
+  }
+  return Status::Ok;
+}
+
 Status coll_allreduce(Comm& comm, void* buffer, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
                       MPI_Op op) {
   const int size = comm.size;
@@ -159,8 +217,11 @@ Status coll_allreduce(Comm& comm, void* buffer, std::size_t count, const TypeInf
     if (Status s = reduce(comm, buffer, count, type, type_handle, op, 0); s != Status::Ok) return s;
     return bcast(comm, buffer, count * type.size, 0);
   }
-  const unsigned base = next_tag_base(comm);
   const std::size_t bytes = count * type.size;
+  if (bytes >= kLargeAllreduceBytes && count >= static_cast<std::size_t>(size)) {
+    return allreduce_halving_doubling(comm, buffer, count, type, type_handle, op);
+  }
+  const unsigned base = next_tag_base(comm);
   std::vector<std::byte> incoming(bytes);
   unsigned round = 0;
   for (int mask = 1; mask < size; mask <<= 1, ++round) {

@@ -237,13 +237,14 @@ Status coll_allreduce(Comm& comm, void* buffer, std::size_t count, const TypeInf
 
 namespace {
 
-// An unusable datatype: derived types reach only Bcast, Gather and Scatter
-// (through pack/unpack); elsewhere they are refused, never half-handled.
+// An unusable datatype. Derived types are routed to pack/unpack (derived.cpp)
+// before the contiguous code runs; one reaching here is refused, never
+// half-handled.
 int type_error(const Comm* comm, const char* function, MPI_Datatype datatype) {
   if (is_derived_handle(datatype) && describe_type(datatype) != nullptr) {
     return raise(comm, MPI_ERR_UNSUPPORTED_OPERATION, function,
-                 "derived datatype %d is not supported here (only point-to-point, MPI_Bcast, MPI_Gather and "
-                 "MPI_Scatter take derived datatypes)",
+                 "derived datatype %d is not supported here (the collectives take derived datatypes through "
+                 "pack/unpack; reductions only those built from one predefined type, with predefined operations)",
                  datatype);
   }
   return raise(comm, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
@@ -399,6 +400,11 @@ int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 
 int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm handle) {
+  if (TERN_UNLIKELY(is_derived_handle(datatype)) && g_state != nullptr && find_comm(handle) != nullptr) {
+    Comm* c = find_comm(handle);
+    if (root < 0 || root >= c->size) return check_root("MPI_Reduce", *c, root);
+    return derived_reduce(sendbuf, recvbuf, count, datatype, op, root, handle);
+  }
   constexpr const char* kFunction = "MPI_Reduce";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
@@ -432,6 +438,9 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 
 int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm handle) {
+  if (TERN_UNLIKELY(is_derived_handle(datatype)) && g_state != nullptr && find_comm(handle) != nullptr) {
+    return derived_allreduce(sendbuf, recvbuf, count, datatype, op, handle);
+  }
   constexpr const char* kFunction = "MPI_Allreduce";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
@@ -508,6 +517,14 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 
 int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm handle) {
+  if (TERN_UNLIKELY((is_derived_handle(sendtype) && sendbuf != MPI_IN_PLACE) || is_derived_handle(recvtype)) &&
+      g_state != nullptr && find_comm(handle) != nullptr) {
+    const auto n = static_cast<std::size_t>(find_comm(handle)->size);
+    std::vector<int> counts(n, recvcount), displs(n);
+    for (std::size_t r = 0; r < n; ++r) displs[r] = static_cast<int>(r) * recvcount;
+    return derived_allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype, handle,
+                              true);
+  }
   constexpr const char* kFunction = "MPI_Allgather";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
@@ -534,6 +551,16 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle) {
+  if (TERN_UNLIKELY(is_derived_handle(sendtype) || is_derived_handle(recvtype)) && g_state != nullptr &&
+      find_comm(handle) != nullptr) {
+    Comm* c = find_comm(handle);
+    if (root < 0 || root >= c->size) return check_root("MPI_Scatterv", *c, root);
+    const bool is_root = c->rank == root;
+    if ((is_root && is_derived_handle(sendtype)) ||
+        (is_derived_handle(recvtype) && !(is_root && recvbuf == MPI_IN_PLACE))) {
+      return derived_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, handle);
+    }
+  }
   constexpr const char* kFunction = "MPI_Scatterv";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
@@ -598,6 +625,16 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm handle) {
+  if (TERN_UNLIKELY(is_derived_handle(sendtype) || is_derived_handle(recvtype)) && g_state != nullptr &&
+      find_comm(handle) != nullptr) {
+    Comm* c = find_comm(handle);
+    if (root < 0 || root >= c->size) return check_root("MPI_Gatherv", *c, root);
+    const bool is_root = c->rank == root;
+    if ((is_derived_handle(sendtype) && !(is_root && sendbuf == MPI_IN_PLACE)) ||
+        (is_root && is_derived_handle(recvtype))) {
+      return derived_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, handle);
+    }
+  }
   constexpr const char* kFunction = "MPI_Gatherv";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
@@ -637,6 +674,10 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                     const int displs[], MPI_Datatype recvtype, MPI_Comm handle) {
+  if (TERN_UNLIKELY((is_derived_handle(sendtype) && sendbuf != MPI_IN_PLACE) || is_derived_handle(recvtype)) &&
+      g_state != nullptr && find_comm(handle) != nullptr) {
+    return derived_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, handle, false);
+  }
   constexpr const char* kFunction = "MPI_Allgatherv";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = find_comm(handle);
@@ -673,6 +714,10 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
 int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                    MPI_Comm handle) {
+  if (TERN_UNLIKELY((is_derived_handle(sendtype) && sendbuf != MPI_IN_PLACE) || is_derived_handle(recvtype)) &&
+      g_state != nullptr && find_comm(handle) != nullptr) {
+    return derived_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, handle);
+  }
   constexpr const char* kFunction = "MPI_Alltoallv";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = find_comm(handle);
@@ -738,6 +783,9 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 
 int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm handle) {
+  if (TERN_UNLIKELY(is_derived_handle(datatype)) && g_state != nullptr && find_comm(handle) != nullptr) {
+    return derived_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, handle);
+  }
   constexpr const char* kFunction = "MPI_Reduce_scatter_block";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;

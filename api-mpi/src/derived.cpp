@@ -1,6 +1,6 @@
 // Derived datatypes: the constructors, commit/free/dup, the queries, names,
 // MPI_Pack/Unpack/Pack_size, MPI_Get_address and the MPI_Aint helpers, and
-// Bcast/Gather/Scatter of derived types through pack/unpack.
+// the collectives on derived types through pack/unpack.
 #include "derived.hpp"
 
 #include <algorithm>
@@ -62,6 +62,7 @@ TypeTable& table() {
       d->elements = 1;
       d->extent = d->true_extent = static_cast<MPI_Aint>(info->size);
       d->align = predefined_align(h, info->size);
+      d->basic = h;
       d->contiguous = d->committed = d->predefined = true;
       d->name = info->name;
       t->predefined.push_back(std::move(d));
@@ -118,6 +119,15 @@ class Builder {
     align_ = std::max(align_, old.align);
     size_ += old.size * blocklength;
     elements_ += old.elements * blocklength;
+    if (old.mixed) {
+      mixed_ = true;
+    } else if (old.basic != MPI_DATATYPE_NULL) {
+      if (basic_ == MPI_DATATYPE_NULL) {
+        basic_ = old.basic;
+      } else if (basic_ != old.basic) {
+        mixed_ = true;
+      }
+    }
     const bool dense = old.runs.size() == 1 && old.runs[0].offset == 0 &&
                        static_cast<MPI_Aint>(old.runs[0].elem_size * old.runs[0].count) == old.extent;
     if (dense) {
@@ -134,6 +144,8 @@ class Builder {
     auto t = std::make_shared<DerivedType>();
     t->size = size_;
     t->elements = elements_;
+    t->mixed = mixed_;
+    t->basic = mixed_ ? MPI_DATATYPE_NULL : basic_;
     t->align = align_;
     t->explicit_bounds = explicit_bounds_;
     if (bounded_) {
@@ -185,6 +197,8 @@ class Builder {
   std::vector<TypeRun> runs_;
   std::size_t size_ = 0, elements_ = 0, align_ = 1;
   MPI_Aint lb_ = 0, ub_ = 0;
+  MPI_Datatype basic_ = MPI_DATATYPE_NULL;
+  bool mixed_ = false;
   bool bounded_ = false, explicit_bounds_ = false;
 };
 
@@ -434,6 +448,312 @@ int derived_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   }
   std::free(send_temp);
   std::free(recv_temp);
+  return err;
+}
+
+
+// --- The v-collectives, Allgather and Alltoall through pack/unpack: every
+// block r of counts[r] elements at displs[r] extents is packed into a
+// contiguous temporary at byte displacement bdispls[r]; the contiguous
+// algorithm runs on MPI_BYTE counts.
+
+namespace {
+
+// One side's layout: the type and the blocks' packed byte counts/offsets.
+struct VLayout {
+  std::shared_ptr<const DerivedType> desc;
+  std::vector<int> bcounts, bdispls;
+  std::vector<char> temp;
+};
+
+int layout_v(const char* function, MPI_Comm comm, int n, const int counts[], const int displs[],
+             MPI_Datatype type, const char* what, VLayout& out) {
+  if (counts == nullptr || displs == nullptr) {
+    return raise(find_comm(comm), MPI_ERR_ARG, function, "null %s counts or displacements", what);
+  }
+  out.bcounts.resize(static_cast<std::size_t>(n));
+  out.bdispls.resize(static_cast<std::size_t>(n));
+  unsigned long long total = 0;
+  for (int r = 0; r < n; ++r) {
+    int bytes = 0;
+    if (int err = packed_bytes(function, comm, counts[r], type, out.desc, bytes); err != MPI_SUCCESS) return err;
+    out.bcounts[static_cast<std::size_t>(r)] = bytes;
+    out.bdispls[static_cast<std::size_t>(r)] = static_cast<int>(total);
+    total += static_cast<unsigned long long>(bytes);
+    if (total > static_cast<unsigned long long>(std::numeric_limits<int>::max())) {
+      return raise(find_comm(comm), MPI_ERR_COUNT, function, "%llu bytes of derived data exceed an int count",
+                   total);
+    }
+  }
+  if (n == 0) out.desc = describe_type(type);
+  out.temp.resize(static_cast<std::size_t>(total) + 1);
+  return MPI_SUCCESS;
+}
+
+const char* block_at(const void* buffer, int displ, const DerivedType& type) {
+  return static_cast<const char*>(buffer) + static_cast<MPI_Aint>(displ) * type.extent;
+}
+char* block_at(void* buffer, int displ, const DerivedType& type) {
+  return static_cast<char*>(buffer) + static_cast<MPI_Aint>(displ) * type.extent;
+}
+
+void pack_block(VLayout& l, const void* buffer, const int counts[], const int displs[], int r) {
+  const auto i = static_cast<std::size_t>(r);
+  pack_data(*l.desc, block_at(buffer, displs[r], *l.desc), static_cast<std::size_t>(counts[r]),
+            l.temp.data() + l.bdispls[i]);
+}
+void unpack_block(const VLayout& l, void* buffer, const int counts[], const int displs[], int r) {
+  const auto i = static_cast<std::size_t>(r);
+  unpack_data(*l.desc, l.temp.data() + l.bdispls[i], static_cast<std::size_t>(l.bcounts[i]),
+              block_at(buffer, displs[r], *l.desc), static_cast<std::size_t>(counts[r]));
+}
+
+int comm_shape(MPI_Comm comm, int& rank, int& size) {
+  if (int err = PMPI_Comm_rank(comm, &rank); err != MPI_SUCCESS) return err;
+  return PMPI_Comm_size(comm, &size);
+}
+
+}  // namespace
+
+int derived_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  constexpr const char* kFunction = "MPI_Gatherv";
+  int rank = 0, size = 0;
+  if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
+  const bool is_root = rank == root;
+  const bool in_place = is_root && sendbuf == MPI_IN_PLACE;
+  std::shared_ptr<const DerivedType> sdesc;
+  int send_bytes = 0;
+  std::vector<char> send_temp;
+  if (!in_place) {
+    if (int err = packed_bytes(kFunction, comm, sendcount, sendtype, sdesc, send_bytes); err != MPI_SUCCESS) {
+      return err;
+    }
+    send_temp.resize(static_cast<std::size_t>(send_bytes) + 1);
+    pack_data(*sdesc, sendbuf, static_cast<std::size_t>(sendcount), send_temp.data());
+  }
+  VLayout recv;
+  if (is_root) {
+    if (int err = layout_v(kFunction, comm, size, recvcounts, displs, recvtype, "receive", recv); err != MPI_SUCCESS) {
+      return err;
+    }
+    if (in_place) pack_block(recv, recvbuf, recvcounts, displs, root);
+  }
+  const int err = PMPI_Gatherv(in_place ? MPI_IN_PLACE : send_temp.data(), send_bytes, MPI_BYTE,
+                               is_root ? recv.temp.data() : nullptr, recv.bcounts.data(), recv.bdispls.data(),
+                               MPI_BYTE, root, comm);
+  if (err == MPI_SUCCESS && is_root) {
+    for (int r = 0; r < size; ++r) unpack_block(recv, recvbuf, recvcounts, displs, r);
+  }
+  return err;
+}
+
+int derived_scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                     void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  constexpr const char* kFunction = "MPI_Scatterv";
+  int rank = 0, size = 0;
+  if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
+  const bool is_root = rank == root;
+  const bool in_place = is_root && recvbuf == MPI_IN_PLACE;
+  VLayout send;
+  if (is_root) {
+    if (int err = layout_v(kFunction, comm, size, sendcounts, displs, sendtype, "send", send); err != MPI_SUCCESS) {
+      return err;
+    }
+    for (int r = 0; r < size; ++r) {
+      if (!(in_place && r == root)) pack_block(send, sendbuf, sendcounts, displs, r);
+    }
+  }
+  std::shared_ptr<const DerivedType> rdesc;
+  int recv_bytes = 0;
+  std::vector<char> recv_temp;
+  if (!in_place) {
+    if (int err = packed_bytes(kFunction, comm, recvcount, recvtype, rdesc, recv_bytes); err != MPI_SUCCESS) {
+      return err;
+    }
+    recv_temp.resize(static_cast<std::size_t>(recv_bytes) + 1);
+  }
+  const int err = PMPI_Scatterv(is_root ? send.temp.data() : nullptr, send.bcounts.data(), send.bdispls.data(),
+                                MPI_BYTE, in_place ? MPI_IN_PLACE : recv_temp.data(), recv_bytes, MPI_BYTE, root,
+                                comm);
+  if (err == MPI_SUCCESS && !in_place) {
+    unpack_data(*rdesc, recv_temp.data(), static_cast<std::size_t>(recv_bytes), recvbuf,
+                static_cast<std::size_t>(recvcount));
+  }
+  return err;
+}
+
+int derived_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                       bool uniform) {
+  const char* kFunction = uniform ? "MPI_Allgather" : "MPI_Allgatherv";
+  int rank = 0, size = 0;
+  if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  std::shared_ptr<const DerivedType> sdesc;
+  int send_bytes = 0;
+  std::vector<char> send_temp;
+  if (!in_place) {
+    if (int err = packed_bytes(kFunction, comm, sendcount, sendtype, sdesc, send_bytes); err != MPI_SUCCESS) {
+      return err;
+    }
+    send_temp.resize(static_cast<std::size_t>(send_bytes) + 1);
+    pack_data(*sdesc, sendbuf, static_cast<std::size_t>(sendcount), send_temp.data());
+  }
+  VLayout recv;
+  if (int err = layout_v(kFunction, comm, size, recvcounts, displs, recvtype, "receive", recv); err != MPI_SUCCESS) {
+    return err;
+  }
+  if (in_place) pack_block(recv, recvbuf, recvcounts, displs, rank);
+  const void* out = in_place ? MPI_IN_PLACE : static_cast<const void*>(send_temp.data());
+  const int err =
+      uniform ? PMPI_Allgather(out, send_bytes, MPI_BYTE, recv.temp.data(), size > 0 ? recv.bcounts[0] : 0,
+                               MPI_BYTE, comm)
+              : PMPI_Allgatherv(out, send_bytes, MPI_BYTE, recv.temp.data(), recv.bcounts.data(),
+                                recv.bdispls.data(), MPI_BYTE, comm);
+  if (err == MPI_SUCCESS) {
+    for (int r = 0; r < size; ++r) unpack_block(recv, recvbuf, recvcounts, displs, r);
+  }
+  return err;
+}
+
+int derived_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                      void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                      MPI_Comm comm) {
+  constexpr const char* kFunction = "MPI_Alltoallv";
+  int rank = 0, size = 0;
+  if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  VLayout send, recv;
+  if (!in_place) {
+    if (int err = layout_v(kFunction, comm, size, sendcounts, sdispls, sendtype, "send", send); err != MPI_SUCCESS) {
+      return err;
+    }
+    for (int r = 0; r < size; ++r) pack_block(send, sendbuf, sendcounts, sdispls, r);
+  }
+  if (int err = layout_v(kFunction, comm, size, recvcounts, rdispls, recvtype, "receive", recv); err != MPI_SUCCESS) {
+    return err;
+  }
+  if (in_place) {
+    for (int r = 0; r < size; ++r) pack_block(recv, recvbuf, recvcounts, rdispls, r);
+  }
+  const int err = PMPI_Alltoallv(in_place ? MPI_IN_PLACE : send.temp.data(), send.bcounts.data(),
+                                 send.bdispls.data(), MPI_BYTE, recv.temp.data(), recv.bcounts.data(),
+                                 recv.bdispls.data(), MPI_BYTE, comm);
+  if (err == MPI_SUCCESS) {
+    for (int r = 0; r < size; ++r) unpack_block(recv, recvbuf, recvcounts, rdispls, r);
+  }
+  return err;
+}
+
+// --- Reductions: the type's elements as an array of its one basic type.
+
+namespace {
+
+// `count` instances of `datatype` as `elements` of `basic`, or an error.
+int reduction_shape(const char* function, MPI_Comm comm, long long count, MPI_Datatype datatype, MPI_Op op,
+                    std::shared_ptr<const DerivedType>& desc, MPI_Datatype& basic, int& elements) {
+  int bytes = 0;
+  if (count > std::numeric_limits<int>::max()) {
+    return raise(find_comm(comm), MPI_ERR_COUNT, function, "count %lld exceeds an int", count);
+  }
+  if (int err = packed_bytes(function, comm, static_cast<int>(count), datatype, desc, bytes); err != MPI_SUCCESS) {
+    return err;
+  }
+  if (desc->basic == MPI_DATATYPE_NULL) {
+    return raise(find_comm(comm), MPI_ERR_UNSUPPORTED_OPERATION, function,
+                 "derived datatype %d mixes basic types (reductions take derived datatypes built from one "
+                 "predefined type only)",
+                 datatype);
+  }
+  if (valid_op(op) && op > MPI_MINLOC) {  // an MPI_Op_create operation
+    return raise(find_comm(comm), MPI_ERR_UNSUPPORTED_OPERATION, function,
+                 "user operation %d on derived datatype %d is not supported (predefined operations only)", op,
+                 datatype);
+  }
+  basic = desc->basic;
+  elements = static_cast<int>(static_cast<unsigned long long>(count) * desc->elements);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int derived_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                   MPI_Comm comm) {
+  constexpr const char* kFunction = "MPI_Reduce";
+  int rank = 0, size = 0;
+  if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
+  if (count < 0) return raise(find_comm(comm), MPI_ERR_COUNT, kFunction, "invalid count %d", count);
+  std::shared_ptr<const DerivedType> desc;
+  MPI_Datatype basic = MPI_DATATYPE_NULL;
+  int elements = 0;
+  if (int err = reduction_shape(kFunction, comm, count, datatype, op, desc, basic, elements); err != MPI_SUCCESS) {
+    return err;
+  }
+  const bool is_root = rank == root;
+  const bool in_place = is_root && sendbuf == MPI_IN_PLACE;
+  const std::size_t bytes = static_cast<std::size_t>(count) * desc->size;
+  std::vector<char> send_temp, recv_temp;
+  if (!in_place) {
+    send_temp.resize(bytes + 1);
+    if (sendbuf != nullptr) pack_data(*desc, sendbuf, static_cast<std::size_t>(count), send_temp.data());
+  }
+  if (is_root) {
+    recv_temp.resize(bytes + 1);
+    if (in_place && recvbuf != nullptr) pack_data(*desc, recvbuf, static_cast<std::size_t>(count), recv_temp.data());
+  }
+  const int err = PMPI_Reduce(in_place ? MPI_IN_PLACE : (sendbuf == nullptr ? nullptr : send_temp.data()),
+                              is_root ? (recvbuf == nullptr ? nullptr : recv_temp.data()) : nullptr, elements, basic,
+                              op, root, comm);
+  if (err == MPI_SUCCESS && is_root) unpack_data(*desc, recv_temp.data(), bytes, recvbuf, static_cast<std::size_t>(count));
+  return err;
+}
+
+int derived_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                      MPI_Comm comm) {
+  constexpr const char* kFunction = "MPI_Allreduce";
+  if (count < 0) return raise(find_comm(comm), MPI_ERR_COUNT, kFunction, "invalid count %d", count);
+  std::shared_ptr<const DerivedType> desc;
+  MPI_Datatype basic = MPI_DATATYPE_NULL;
+  int elements = 0;
+  if (int err = reduction_shape(kFunction, comm, count, datatype, op, desc, basic, elements); err != MPI_SUCCESS) {
+    return err;
+  }
+  const std::size_t bytes = static_cast<std::size_t>(count) * desc->size;
+  const void* source = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  if (bytes != 0 && (source == nullptr || recvbuf == nullptr)) {
+    return raise(find_comm(comm), MPI_ERR_BUFFER, kFunction, "null buffer");
+  }
+  std::vector<char> temp(bytes + 1);
+  pack_data(*desc, source, static_cast<std::size_t>(count), temp.data());
+  const int err = PMPI_Allreduce(MPI_IN_PLACE, temp.data(), elements, basic, op, comm);
+  if (err == MPI_SUCCESS) unpack_data(*desc, temp.data(), bytes, recvbuf, static_cast<std::size_t>(count));
+  return err;
+}
+
+int derived_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Comm comm) {
+  constexpr const char* kFunction = "MPI_Reduce_scatter_block";
+  int rank = 0, size = 0;
+  if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
+  if (recvcount < 0) return raise(find_comm(comm), MPI_ERR_COUNT, kFunction, "invalid count %d", recvcount);
+  const long long total = static_cast<long long>(recvcount) * size;
+  std::shared_ptr<const DerivedType> desc;
+  MPI_Datatype basic = MPI_DATATYPE_NULL;
+  int elements = 0;
+  if (int err = reduction_shape(kFunction, comm, total, datatype, op, desc, basic, elements); err != MPI_SUCCESS) {
+    return err;
+  }
+  const std::size_t block = static_cast<std::size_t>(recvcount) * desc->size;
+  const void* source = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  if (block != 0 && (source == nullptr || recvbuf == nullptr)) {
+    return raise(find_comm(comm), MPI_ERR_BUFFER, kFunction, "null buffer");
+  }
+  std::vector<char> send_temp(block * static_cast<std::size_t>(size) + 1), recv_temp(block + 1);
+  pack_data(*desc, source, static_cast<std::size_t>(total), send_temp.data());
+  const int err = PMPI_Reduce_scatter_block(send_temp.data(), recv_temp.data(), elements / (size > 0 ? size : 1),
+                                            basic, op, comm);
+  if (err == MPI_SUCCESS) unpack_data(*desc, recv_temp.data(), block, recvbuf, static_cast<std::size_t>(recvcount));
   return err;
 }
 

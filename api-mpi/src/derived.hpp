@@ -38,6 +38,10 @@ struct DerivedType {
   MPI_Aint lb = 0, extent = 0;
   MPI_Aint true_lb = 0, true_extent = 0;
   std::size_t align = 1;          // largest alignment of the basic elements
+  // The one predefined type all basic elements are (pair types count as one);
+  // MPI_DATATYPE_NULL when they mix types or there are none.
+  MPI_Datatype basic = MPI_DATATYPE_NULL;
+  bool mixed = false;             // elements of more than one predefined type
   bool explicit_bounds = false;   // resized (no struct padding)
   bool contiguous = false;
   bool committed = false;
@@ -75,5 +79,24 @@ int derived_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Datatype recvtype, int root, MPI_Comm comm);
 int derived_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm comm);
+int derived_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+int derived_scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                     void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+// `uniform`: MPI_Allgather (every block recvcounts[0] at r * recvcounts[0]).
+int derived_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                       bool uniform);
+int derived_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                      void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                      MPI_Comm comm);
+// Reductions on types whose elements are all one predefined type: packed to
+// an array of that type, reduced, unpacked.
+int derived_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                   MPI_Comm comm);
+int derived_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                      MPI_Comm comm);
+int derived_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Comm comm);
 
 }  // namespace tern::mpi

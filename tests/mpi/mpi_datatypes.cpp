@@ -368,10 +368,22 @@ void test_collectives() {
   MPI_Type_free(&colr);
   MPI_Type_free(&colr1);
   MPI_Type_free(&col1);
-  // Unsupported collectives say so.
+  // Reductions take a type of one basic type: column sums.
+  int x[N * N], y[N * N];
+  for (int i = 0; i < N * N; ++i) x[i] = y[i] = i + rank;
+  CHECK(MPI_Allreduce(x, y, 1, col, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
+  for (int i = 0; i < N * N; ++i) CHECK(y[i] == (i % N == 0 ? size * i + size * (size - 1) / 2 : i + rank));
+  // Mixed structs in a reduction say they are unsupported.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  int x[N * N] = {}, y[N * N] = {};
-  CHECK(MPI_Allreduce(x, y, 1, col, MPI_SUM, MPI_COMM_WORLD) == MPI_ERR_UNSUPPORTED_OPERATION);
+  MPI_Datatype mixed;
+  const int mlens[2] = {1, 1};
+  const MPI_Aint mdisps[2] = {0, sizeof(double)};
+  const MPI_Datatype mtypes[2] = {MPI_DOUBLE, MPI_INT};
+  MPI_Type_create_struct(2, mlens, mdisps, mtypes, &mixed);
+  MPI_Type_commit(&mixed);
+  double mx[2] = {}, my[2] = {};
+  CHECK(MPI_Allreduce(mx, my, 1, mixed, MPI_SUM, MPI_COMM_WORLD) == MPI_ERR_UNSUPPORTED_OPERATION);
+  MPI_Type_free(&mixed);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   MPI_Type_free(&col);
 }

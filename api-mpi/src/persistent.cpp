@@ -2,6 +2,9 @@
 // (inactive); MPI_Start replays them as a non-blocking operation; Wait/Test
 // complete it and leave it inactive with its handle (request.cpp), and
 // MPI_Request_free ends it.
+#include <algorithm>
+#include <cstdlib>
+
 #include "p2p.hpp"
 
 namespace tern::mpi {
@@ -11,7 +14,8 @@ int init_request(const char* function, const void* buf, int count, MPI_Datatype 
                  MPI_Comm handle, MPI_Request* request, bool receive, unsigned flags, bool buffered) {
   Comm* comm = nullptr;
   std::size_t bytes = 0;
-  if (int err = check_args(function, handle, buf, count, datatype, peer, tag, receive, comm, bytes);
+  std::shared_ptr<const DerivedType> derived;
+  if (int err = check_args(function, handle, buf, count, datatype, peer, tag, receive, comm, bytes, &derived);
       TERN_UNLIKELY(err != MPI_SUCCESS)) {
     return err;
   }
@@ -32,6 +36,9 @@ int init_request(const char* function, const void* buf, int count, MPI_Datatype 
   slot->bytes = bytes;
   slot->peer = peer;
   slot->tag = tag;
+  slot->derived = std::move(derived);
+  slot->derived_count = static_cast<std::size_t>(count);
+  slot->packed = PackedTransfer{};
   *request = handle_out;
   return MPI_SUCCESS;
 }
@@ -57,20 +64,38 @@ int start(const char* function, MPI_Request handle) {
     slot->active = true;
     return MPI_SUCCESS;
   }
+  // Non-contiguous types: this round's packed copy (sends) or landing
+  // buffer (receives), held in slot->packed until the round completes.
+  void* data = slot->buffer;
+  void* temp = nullptr;
+  if (TERN_UNLIKELY(slot->derived != nullptr)) {
+    temp = std::malloc(slot->bytes == 0 ? 1 : slot->bytes);
+    if (temp == nullptr) {
+      return raise(comm, MPI_ERR_NO_MEM, function, "no memory for %zu bytes of packed data", slot->bytes);
+    }
+    if (slot->kind == RequestKind::Send) pack_data(*slot->derived, slot->buffer, slot->derived_count, temp);
+    data = temp;
+  }
   if (slot->kind == RequestKind::Send) {
     if (slot->buffered) {
-      if (int err = buffered_send(function, *comm, slot->buffer, slot->bytes, slot->peer, slot->tag);
-          err != MPI_SUCCESS) {
-        return err;
-      }
+      // The attached buffer takes a copy: the packed one is not needed after.
+      const int err = buffered_send(function, *comm, data, slot->bytes, slot->peer, slot->tag);
+      std::free(temp);
+      if (err != MPI_SUCCESS) return err;
       slot->active = true;
       return MPI_SUCCESS;
     }
     engine::Request* request = nullptr;
-    const Status s = start_send(*comm, slot->buffer, slot->bytes, slot->peer, slot->tag, slot->flags, request);
+    const Status s = start_send(*comm, data, slot->bytes, slot->peer, slot->tag, slot->flags, request);
     if (TERN_UNLIKELY(s != Status::Ok && s != Status::InProgress)) {
+      std::free(temp);
       return raise(comm, error_class_of(s), function, "sending %zu bytes to rank %d failed: %s", slot->bytes,
                    slot->peer, to_string(s));
+    }
+    if (s == Status::InProgress) {
+      slot->packed.temp = temp;
+    } else {
+      std::free(temp);  // done at once
     }
     slot->engine = request;
     slot->active = true;
@@ -79,13 +104,25 @@ int start(const char* function, MPI_Request handle) {
   const Match m = match_of(*comm, slot->peer, slot->tag);
   engine::TagRecvInfo info;
   engine::Request* request = nullptr;
-  const Status s = g_state->worker->tag_recv_nb(slot->buffer, slot->bytes, m.tag, m.mask, request, &info);
+  const Status s = g_state->worker->tag_recv_nb(data, slot->bytes, m.tag, m.mask, request, &info);
   if (TERN_UNLIKELY(s != Status::InProgress && s != Status::Ok && s != Status::Truncated)) {
+    std::free(temp);
     return raise(comm, error_class_of(s), function, "posting a receive from rank %d failed: %s", slot->peer,
                  to_string(s));
   }
   slot->engine = request;
-  if (s != Status::InProgress) slot->error = fill_recv_status(&slot->status, info, slot->bytes, s);
+  if (TERN_UNLIKELY(temp != nullptr)) {
+    slot->packed.temp = temp;
+    slot->packed.type = slot->derived;
+    slot->packed.user_buffer = slot->buffer;
+    slot->packed.count = slot->derived_count;
+  }
+  if (s != Status::InProgress) {
+    slot->error = fill_recv_status(&slot->status, info, slot->bytes, s);
+    if (TERN_UNLIKELY(slot->packed.temp != nullptr)) {
+      complete_transfer(slot->packed, true, s == Status::Canceled ? 0 : std::min(info.length, slot->bytes));
+    }
+  }
   slot->active = true;
   return MPI_SUCCESS;
 }

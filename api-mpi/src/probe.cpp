@@ -2,6 +2,8 @@
 // (engine tag_probe with a Message**), so no other receive can take it;
 // MPI_Mrecv/MPI_Imrecv receive exactly that message (tag_msg_recv_nb).
 // Message handles index a small table.
+#include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <vector>
 
@@ -65,22 +67,22 @@ int check_probe(const char* function, int source, int tag, MPI_Comm handle, cons
 
 // Shared checks of Mrecv/Imrecv: takes the message out of the table.
 int check_mrecv(const char* function, const void* buffer, int count, MPI_Datatype datatype, MPI_Message* message,
-                MessageEntry& entry, Comm*& comm, std::size_t& bytes) {
+                MessageEntry& entry, Comm*& comm, std::size_t& bytes, std::shared_ptr<const DerivedType>& derived) {
   comm = nullptr;
   if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(function);
   if (TERN_UNLIKELY(message == nullptr)) return raise(nullptr, MPI_ERR_ARG, function, "null message argument");
   if (TERN_UNLIKELY(count < 0)) return raise(nullptr, MPI_ERR_COUNT, function, "invalid count %d", count);
   const TypeInfo* type = find_type(datatype);
   if (TERN_UNLIKELY(type == nullptr)) {
-    // Contiguous derived types only (the message is received in place).
-    if (int err = check_derived(function, nullptr, buffer, count, datatype, bytes, nullptr); err != MPI_SUCCESS) {
+    // Non-contiguous types set `derived`: received into a temporary, unpacked.
+    if (int err = check_derived(function, nullptr, buffer, count, datatype, bytes, &derived); err != MPI_SUCCESS) {
       return err;
     }
   } else {
     bytes = static_cast<std::size_t>(count) * type->size;
   }
   if (*message == MPI_MESSAGE_NO_PROC) return MPI_SUCCESS;
-  if (TERN_UNLIKELY(buffer == nullptr && bytes != 0)) {
+  if (TERN_UNLIKELY(buffer == nullptr && bytes != 0 && derived == nullptr)) {
     return raise(nullptr, MPI_ERR_BUFFER, function, "null buffer for %zu bytes", bytes);
   }
   if (TERN_UNLIKELY(!g_messages.take(*message, entry))) {
@@ -148,7 +150,9 @@ int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
   MessageEntry entry;
   Comm* comm = nullptr;
   std::size_t bytes = 0;
-  if (int err = check_mrecv(kFunction, buf, count, datatype, message, entry, comm, bytes); err != MPI_SUCCESS) {
+  std::shared_ptr<const DerivedType> derived;
+  if (int err = check_mrecv(kFunction, buf, count, datatype, message, entry, comm, bytes, derived);
+      err != MPI_SUCCESS) {
     return err;
   }
   if (*message == MPI_MESSAGE_NO_PROC) {
@@ -157,14 +161,30 @@ int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
     return MPI_SUCCESS;
   }
   *message = MPI_MESSAGE_NULL;
+  // Non-contiguous: the message lands in a temporary buffer, then unpacked.
+  PackedTransfer packed;
+  if (TERN_UNLIKELY(derived != nullptr)) {
+    packed.temp = std::malloc(bytes == 0 ? 1 : bytes);
+    if (packed.temp == nullptr) {
+      // The message is ours already; without memory it cannot be received.
+      return raise(comm, MPI_ERR_NO_MEM, kFunction, "no memory for %zu bytes of packed data", bytes);
+    }
+    packed.type = std::move(derived);
+    packed.user_buffer = buf;
+    packed.count = static_cast<std::size_t>(count);
+  }
   engine::TagRecvInfo info;
   engine::Request* request = nullptr;
-  Status s = g_state->worker->tag_msg_recv_nb(buf, bytes, entry.message, request, &info);
+  Status s = g_state->worker->tag_msg_recv_nb(packed.temp != nullptr ? packed.temp : buf, bytes, entry.message,
+                                              request, &info);
   if (s == Status::InProgress) {
     progress_until([request] { return engine_done(request); });
     s = request->status();
     info = request->info();
     g_state->worker->release(request);
+  }
+  if (TERN_UNLIKELY(packed.temp != nullptr)) {
+    complete_transfer(packed, s == Status::Ok || s == Status::Truncated, std::min(info.length, bytes));
   }
   if (fill_recv_status(status, info, bytes, s) != MPI_SUCCESS) {
     return raise_recv(comm, kFunction, s, info, bytes, entry.source);
@@ -178,7 +198,9 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* messag
   MessageEntry entry;
   Comm* comm = nullptr;
   std::size_t bytes = 0;
-  if (int err = check_mrecv(kFunction, buf, count, datatype, message, entry, comm, bytes); err != MPI_SUCCESS) {
+  std::shared_ptr<const DerivedType> derived;
+  if (int err = check_mrecv(kFunction, buf, count, datatype, message, entry, comm, bytes, derived);
+      err != MPI_SUCCESS) {
     return err;
   }
   if (*message == MPI_MESSAGE_NO_PROC) {
@@ -187,16 +209,34 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* messag
     return MPI_SUCCESS;
   }
   *message = MPI_MESSAGE_NULL;
+  // Non-contiguous: the message lands in a temporary buffer, unpacked when
+  // the request completes (as MPI_Irecv).
+  PackedTransfer packed;
+  if (TERN_UNLIKELY(derived != nullptr)) {
+    packed.temp = std::malloc(bytes == 0 ? 1 : bytes);
+    if (packed.temp == nullptr) {
+      return raise(comm, MPI_ERR_NO_MEM, kFunction, "no memory for %zu bytes of packed data", bytes);
+    }
+    packed.type = std::move(derived);
+    packed.user_buffer = buf;
+    packed.count = static_cast<std::size_t>(count);
+  }
   RequestSlot* slot = nullptr;
   const MPI_Request handle_out = g_state->requests.get(slot);
   engine::TagRecvInfo info;
   engine::Request* engine_request = nullptr;
-  Status s = g_state->worker->tag_msg_recv_nb(buf, bytes, entry.message, engine_request, &info);
+  Status s = g_state->worker->tag_msg_recv_nb(packed.temp != nullptr ? packed.temp : buf, bytes, entry.message,
+                                              engine_request, &info);
   if (TERN_UNLIKELY(handle_out == MPI_REQUEST_NULL)) {
     // The message is ours already: receive it here rather than lose it.
     if (s == Status::InProgress) {
       progress_until([engine_request] { return engine_done(engine_request); });
+      s = engine_request->status();
+      info = engine_request->info();
       g_state->worker->release(engine_request);
+    }
+    if (packed.temp != nullptr) {
+      complete_transfer(packed, s == Status::Ok || s == Status::Truncated, std::min(info.length, bytes));
     }
     return raise(comm, MPI_ERR_NO_MEM, kFunction, "no memory for another request");
   }
@@ -204,10 +244,14 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* messag
   slot->kind = RequestKind::Recv;
   slot->comm = entry.comm;
   slot->capacity = bytes;
+  slot->packed = std::move(packed);
   if (s == Status::InProgress) {
     slot->engine = engine_request;
   } else {
     slot->error = fill_recv_status(&slot->status, info, bytes, s);
+    if (TERN_UNLIKELY(slot->packed.temp != nullptr)) {
+      complete_transfer(slot->packed, s == Status::Ok || s == Status::Truncated, std::min(info.length, bytes));
+    }
   }
   *request = handle_out;
   return MPI_SUCCESS;

@@ -43,6 +43,8 @@ void RequestPool::put(MPI_Request handle) {
   RequestSlot* slot = &chunks_[(handle - 1) >> kChunkBits][(handle - 1) & (kChunkSize - 1)];
   slot->kind = RequestKind::Free;
   slot->engine = nullptr;
+  slot->derived.reset();
+  slot->derived_count = 0;
   slot->next_free = free_head_;
   free_head_ = handle;
 }

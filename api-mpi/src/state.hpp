@@ -82,6 +82,10 @@ struct RequestSlot {
   // Non-contiguous derived types: the packed data (sends) or the buffer the
   // message lands in before unpacking (receives); temp null otherwise.
   PackedTransfer packed;
+  // Persistent requests of a non-contiguous type: the type and element count
+  // each MPI_Start packs with (sends) or unpacks with (receives); null otherwise.
+  std::shared_ptr<const DerivedType> derived;
+  std::size_t derived_count = 0;
 };
 
 // Handles for requests that need no slot: a send done at once and a receive

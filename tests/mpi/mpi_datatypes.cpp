@@ -1,7 +1,8 @@
 // Derived datatypes: constructors' size/extent/true extent against
 // hand-computed values, Pack/Unpack, non-contiguous point-to-point (blocking,
 // nonblocking through Wait/Waitall/Test), Get_count/Get_elements, Type_free
-// with a send in flight, Bcast/Gather/Scatter, and the error classes.
+// with a send in flight, Bcast/Gather/Scatter, persistent requests restarted
+// and Mprobe/Mrecv, Improbe/Imrecv with a vector type, and the error classes.
 #include <mpi.h>
 
 #include <cstddef>
@@ -388,6 +389,105 @@ void test_collectives() {
   MPI_Type_free(&col);
 }
 
+// Persistent send/receive of a column type restarted 50 times, the data
+// changing each round; both Wait and Test complete the receive rounds.
+void test_persistent_vector() {
+  if (size < 2 || rank > 1) return;
+  const int peer = 1 - rank;
+  MPI_Datatype col;
+  MPI_Type_vector(N, 1, N, MPI_DOUBLE, &col);
+  MPI_Type_commit(&col);
+  double m[N * N];
+  MPI_Request send_rq, recv_rq;
+  if (rank == 0) {
+    CHECK(MPI_Send_init(&m[1], 1, col, peer, 7, MPI_COMM_WORLD, &send_rq) == MPI_SUCCESS);
+    MPI_Request ssend_rq;
+    CHECK(MPI_Ssend_init(&m[3], 1, col, peer, 8, MPI_COMM_WORLD, &ssend_rq) == MPI_SUCCESS);
+    for (int round = 0; round < 50; ++round) {
+      for (int i = 0; i < N * N; ++i) m[i] = round * 1000 + i;
+      CHECK(MPI_Start(&send_rq) == MPI_SUCCESS);
+      CHECK(MPI_Start(&ssend_rq) == MPI_SUCCESS);
+      // The packed copy was taken at Start: changing m now changes nothing sent.
+      for (int i = 0; i < N * N; ++i) m[i] = -7;
+      MPI_Request both[2] = {send_rq, ssend_rq};
+      CHECK(MPI_Waitall(2, both, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+      CHECK(both[0] == send_rq && both[1] == ssend_rq);
+    }
+    MPI_Request_free(&send_rq);
+    MPI_Request_free(&ssend_rq);
+  } else {
+    CHECK(MPI_Recv_init(&m[2], 1, col, peer, 7, MPI_COMM_WORLD, &recv_rq) == MPI_SUCCESS);
+    MPI_Request recv2_rq;
+    double in[N];
+    CHECK(MPI_Recv_init(in, N, MPI_DOUBLE, peer, 8, MPI_COMM_WORLD, &recv2_rq) == MPI_SUCCESS);
+    for (int round = 0; round < 50; ++round) {
+      for (int i = 0; i < N * N; ++i) m[i] = -1;
+      CHECK(MPI_Start(&recv_rq) == MPI_SUCCESS);
+      CHECK(MPI_Start(&recv2_rq) == MPI_SUCCESS);
+      MPI_Status st;
+      if (round % 2 == 0) {
+        CHECK(MPI_Wait(&recv_rq, &st) == MPI_SUCCESS);
+      } else {
+        int flag = 0;
+        while (!flag) CHECK(MPI_Test(&recv_rq, &flag, &st) == MPI_SUCCESS);
+      }
+      int count = -1;
+      MPI_Get_count(&st, col, &count);
+      CHECK(count == 1 && st.MPI_SOURCE == peer && st.MPI_TAG == 7);
+      for (int i = 0; i < N; ++i) {
+        for (int j = 0; j < N; ++j) {
+          CHECK(m[i * N + j] == (j == 2 ? round * 1000 + i * N + 1 : -1));
+        }
+      }
+      CHECK(MPI_Wait(&recv2_rq, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+      for (int i = 0; i < N; ++i) CHECK(in[i] == round * 1000 + i * N + 3);
+    }
+    MPI_Request_free(&recv_rq);
+    MPI_Request_free(&recv2_rq);
+  }
+  MPI_Type_free(&col);
+}
+
+// Mprobe+Mrecv and Improbe+Imrecv of a column type.
+void test_mrecv_vector() {
+  if (size < 2 || rank > 1) return;
+  const int peer = 1 - rank;
+  MPI_Datatype col;
+  MPI_Type_vector(N, 1, N, MPI_DOUBLE, &col);
+  MPI_Type_commit(&col);
+  double m[N * N];
+  if (rank == 0) {
+    for (int i = 0; i < N * N; ++i) m[i] = i;
+    MPI_Send(&m[1], 1, col, peer, 11, MPI_COMM_WORLD);
+    MPI_Send(&m[5], 1, col, peer, 12, MPI_COMM_WORLD);
+  } else {
+    for (int i = 0; i < N * N; ++i) m[i] = -1;
+    MPI_Message msg;
+    MPI_Status st;
+    CHECK(MPI_Mprobe(peer, 11, MPI_COMM_WORLD, &msg, &st) == MPI_SUCCESS);
+    CHECK(MPI_Mrecv(&m[3], 1, col, &msg, &st) == MPI_SUCCESS);
+    CHECK(msg == MPI_MESSAGE_NULL);
+    int count = -1;
+    MPI_Get_count(&st, col, &count);
+    CHECK(count == 1);
+    for (int i = 0; i < N; ++i) {
+      for (int j = 0; j < N; ++j) CHECK(m[i * N + j] == (j == 3 ? i * N + 1 : -1));
+    }
+    for (int i = 0; i < N * N; ++i) m[i] = -1;
+    int flag = 0;
+    while (!flag) CHECK(MPI_Improbe(peer, 12, MPI_COMM_WORLD, &flag, &msg, &st) == MPI_SUCCESS);
+    MPI_Request rq;
+    CHECK(MPI_Imrecv(&m[0], 1, col, &msg, &rq) == MPI_SUCCESS);
+    CHECK(MPI_Wait(&rq, &st) == MPI_SUCCESS);
+    MPI_Get_count(&st, col, &count);
+    CHECK(count == 1 && st.MPI_TAG == 12);
+    for (int i = 0; i < N; ++i) {
+      for (int j = 0; j < N; ++j) CHECK(m[i * N + j] == (j == 0 ? i * N + 5 : -1));
+    }
+  }
+  MPI_Type_free(&col);
+}
+
 void test_errors() {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Datatype t = MPI_DATATYPE_NULL;
@@ -415,7 +515,10 @@ void test_errors() {
   MPI_Type_commit(&t);
   CHECK(MPI_Pack(v, 1, t, out, 4, &pos, MPI_COMM_WORLD) == MPI_ERR_TRUNCATE);
   MPI_Request rq;
-  CHECK(MPI_Send_init(w, 1, vec, 0, 0, MPI_COMM_WORLD, &rq) == MPI_ERR_UNSUPPORTED_OPERATION);
+  // Persistent requests take non-contiguous types (test_persistent_vector).
+  CHECK(MPI_Send_init(w, 1, vec, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &rq) == MPI_SUCCESS);
+  CHECK(MPI_Start(&rq) == MPI_SUCCESS && MPI_Wait(&rq, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  CHECK(MPI_Request_free(&rq) == MPI_SUCCESS);
   MPI_Datatype freed = t;
   MPI_Type_free(&t);
   CHECK(MPI_Type_free(&freed) == MPI_ERR_TYPE);
@@ -438,6 +541,8 @@ int main(int argc, char** argv) {
   test_indexed_nonblocking();
   test_free_in_flight();
   test_collectives();
+  test_persistent_vector();
+  test_mrecv_vector();
   test_errors();
   const int rc = ::tern::mpi_test::conclude("mpi_datatypes");
   MPI_Finalize();

@@ -14,16 +14,8 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
   struct osu_options options = {0, OSU_MAX_MESSAGE_SIZE, 10000, 100, 1000, 10, 0, 0, 0, 0, 0};
-  enum osu_parse_result parsed = osu_parse_options(argc, argv, "osu_latency", &options, rank);
-  if (parsed != OSU_PARSE_OK) {
-    MPI_Finalize();
-    return parsed == OSU_PARSE_HELP ? 0 : 1;
-  }
-  if (size != 2) {
-    if (rank == 0) fprintf(stderr, "osu_latency: needs exactly 2 ranks (got %d)\n", size);
-    MPI_Finalize();
-    return 1;
-  }
+  const int exit_code = osu_begin(argc, argv, "osu_latency", &options, 0, OSU_RANKS_TWO, rank, size);
+  if (exit_code >= 0) return exit_code;
   char *send_buffer = osu_alloc_buffer(options.max_size, 'a');
   char *recv_buffer = osu_alloc_buffer(options.max_size, 'b');
   if (send_buffer == NULL || recv_buffer == NULL) {

@@ -19,20 +19,8 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
   struct osu_options options = {1, OSU_MAX_MESSAGE_SIZE, 100, 10, 20, 2, 64, 1, 0, 0, 0};
-  enum osu_parse_result parsed = osu_parse_options(argc, argv, "osu_mbw_mr", &options, rank);
-  if (parsed == OSU_PARSE_OK && options.window > OSU_MBW_MAX_WINDOW) {
-    if (rank == 0) fprintf(stderr, "osu_mbw_mr: window %d exceeds %d\n", options.window, OSU_MBW_MAX_WINDOW);
-    parsed = OSU_PARSE_ERROR;
-  }
-  if (parsed != OSU_PARSE_OK) {
-    MPI_Finalize();
-    return parsed == OSU_PARSE_HELP ? 0 : 1;
-  }
-  if (size < 2 || size % 2 != 0) {
-    if (rank == 0) fprintf(stderr, "osu_mbw_mr: needs an even number of ranks (got %d)\n", size);
-    MPI_Finalize();
-    return 1;
-  }
+  const int exit_code = osu_begin(argc, argv, "osu_mbw_mr", &options, OSU_MBW_MAX_WINDOW, OSU_RANKS_PAIRS, rank, size);
+  if (exit_code >= 0) return exit_code;
   if (options.min_size == 0) options.min_size = 1;
   const int pairs = size / 2;
   const int sender = rank < pairs;

@@ -16,16 +16,8 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
   struct osu_options options = {0, OSU_MAX_MESSAGE_SIZE, 10000, 100, 1000, 10, 0, 0, 0, 0, 0};
-  enum osu_parse_result parsed = osu_parse_options(argc, argv, "osu_multi_lat", &options, rank);
-  if (parsed != OSU_PARSE_OK) {
-    MPI_Finalize();
-    return parsed == OSU_PARSE_HELP ? 0 : 1;
-  }
-  if (size < 2 || size % 2 != 0) {
-    if (rank == 0) fprintf(stderr, "osu_multi_lat: needs an even number of ranks (got %d)\n", size);
-    MPI_Finalize();
-    return 1;
-  }
+  const int exit_code = osu_begin(argc, argv, "osu_multi_lat", &options, 0, OSU_RANKS_PAIRS, rank, size);
+  if (exit_code >= 0) return exit_code;
   const int pairs = size / 2;
   const int initiator = rank < pairs;
   const int peer = initiator ? rank + pairs : rank - pairs;

@@ -1,5 +1,7 @@
 /* Shared parts of the OSU-style benchmarks. */
 #define _POSIX_C_SOURCE 200112L
+#include <mpi.h>
+
 #include "osu_util.h"
 
 #include <errno.h>
@@ -118,4 +120,25 @@ void *osu_alloc_buffer(size_t size, int fill) {
   if (posix_memalign(&buffer, page > 0 ? (size_t)page : 4096, size == 0 ? 1 : size) != 0) return NULL;
   memset(buffer, fill, size == 0 ? 1 : size);
   return buffer;
+}
+
+int osu_begin(int argc, char **argv, const char *name, struct osu_options *options, int max_window,
+              enum osu_ranks ranks, int rank, int size) {
+  enum osu_parse_result parsed = osu_parse_options(argc, argv, name, options, rank);
+  if (parsed == OSU_PARSE_OK && max_window > 0 && options->window > max_window) {
+    if (rank == 0) fprintf(stderr, "%s: window %d exceeds %d\n", name, options->window, max_window);
+    parsed = OSU_PARSE_ERROR;
+  }
+  if (parsed == OSU_PARSE_OK) {
+    if (ranks == OSU_RANKS_TWO && size != 2) {
+      if (rank == 0) fprintf(stderr, "%s: needs exactly 2 ranks (got %d)\n", name, size);
+      parsed = OSU_PARSE_ERROR;
+    } else if (ranks == OSU_RANKS_PAIRS && (size < 2 || size % 2 != 0)) {
+      if (rank == 0) fprintf(stderr, "%s: needs an even number of ranks (got %d)\n", name, size);
+      parsed = OSU_PARSE_ERROR;
+    }
+  }
+  if (parsed == OSU_PARSE_OK) return -1;
+  MPI_Finalize();
+  return parsed == OSU_PARSE_HELP ? 0 : 1;
 }

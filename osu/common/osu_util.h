@@ -41,6 +41,16 @@ enum osu_parse_result osu_parse_options(int argc, char **argv, const char *name,
 /* "# <title> (Tern OSU-style benchmarks v...)" */
 void osu_print_header(const char *title);
 
+/* Which rank counts a benchmark runs on. */
+enum osu_ranks { OSU_RANKS_TWO, OSU_RANKS_PAIRS };
+
+/* The start every benchmark shares, after MPI_Init: parses the options,
+ * checks the window against `max_window` (0: no window) and the number of
+ * ranks. Returns -1 to go on; otherwise MPI_Finalize has been called and the
+ * value is the exit code (0 after -h). */
+int osu_begin(int argc, char **argv, const char *name, struct osu_options *options, int max_window,
+              enum osu_ranks ranks, int rank, int size);
+
 /* Page-aligned buffer of `size` bytes filled with `fill`; null when out of memory. */
 void *osu_alloc_buffer(size_t size, int fill);
 

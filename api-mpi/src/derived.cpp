@@ -646,11 +646,14 @@ int derived_alltoallv(const void* sendbuf, const int sendcounts[], const int sdi
   return err;
 }
 
-// --- Reductions: the type's elements as an array of its one basic type.
+// --- Reductions. Predefined operations see the type's elements as an array
+// of its one basic type. User operations (MPI_Op_create) get the datatype
+// itself, so their operands are rebuilt in the type's own layout at the root.
 
 namespace {
 
 // `count` instances of `datatype` as `elements` of `basic`, or an error.
+// With a user operation, `basic` stays MPI_DATATYPE_NULL: any type map goes.
 int reduction_shape(const char* function, MPI_Comm comm, long long count, MPI_Datatype datatype, MPI_Op op,
                     std::shared_ptr<const DerivedType>& desc, MPI_Datatype& basic, int& elements) {
   int bytes = 0;
@@ -660,19 +663,74 @@ int reduction_shape(const char* function, MPI_Comm comm, long long count, MPI_Da
   if (int err = packed_bytes(function, comm, static_cast<int>(count), datatype, desc, bytes); err != MPI_SUCCESS) {
     return err;
   }
+  basic = MPI_DATATYPE_NULL;
+  elements = 0;
+  if (is_user_op(op)) return MPI_SUCCESS;
+  if (!valid_op(op)) return raise(find_comm(comm), MPI_ERR_OP, function, "invalid operation %d", op);
   if (desc->basic == MPI_DATATYPE_NULL) {
-    return raise(find_comm(comm), MPI_ERR_UNSUPPORTED_OPERATION, function,
-                 "derived datatype %d mixes basic types (reductions take derived datatypes built from one "
-                 "predefined type only)",
-                 datatype);
-  }
-  if (valid_op(op) && op > MPI_MINLOC) {  // an MPI_Op_create operation
-    return raise(find_comm(comm), MPI_ERR_UNSUPPORTED_OPERATION, function,
-                 "user operation %d on derived datatype %d is not supported (predefined operations only)", op,
-                 datatype);
+    return raise(find_comm(comm), MPI_ERR_OP, function,
+                 "predefined operation %d on derived datatype %d, which mixes basic types (predefined operations "
+                 "take derived datatypes built from one predefined type only)",
+                 op, datatype);
   }
   basic = desc->basic;
   elements = static_cast<int>(static_cast<unsigned long long>(count) * desc->elements);
+  return MPI_SUCCESS;
+}
+
+// Storage for `count` instances of a type laid out as in a user buffer
+// (holes included), addressed from the type's origin.
+class LayoutBuffer {
+ public:
+  LayoutBuffer(const DerivedType& type, std::size_t count) {
+    if (count == 0) return;
+    MPI_Aint first = type.true_lb;
+    MPI_Aint last = type.true_lb + type.true_extent;
+    const MPI_Aint strides = static_cast<MPI_Aint>(count - 1) * type.extent;
+    (strides < 0 ? first : last) += strides;
+    storage_.resize(static_cast<std::size_t>(last - first) + 1);
+    shift_ = first;
+  }
+  // Where instance 0 starts (its lower bound may lie before the storage's first byte
+  // only by `shift_`, which the storage covers).
+  [[nodiscard]] void* origin() noexcept { return storage_.data() - shift_; }
+
+ private:
+  std::vector<char> storage_;
+  MPI_Aint shift_ = 0;
+};
+
+// Reduces everyone's `packed` contribution (count instances, packed) with a
+// user operation into `result` at `root` (packed), in rank order:
+// x0 op (x1 op (... op x(n-1))), as MPI requires for non-commutative ops.
+int user_reduce_packed(const char* function, MPI_Comm comm, const DerivedType& desc, MPI_Datatype datatype,
+                       MPI_Op op, int count, const char* packed, char* result, int root) {
+  int rank = 0, size = 0;
+  if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
+  const std::size_t bytes = static_cast<std::size_t>(count) * desc.size;
+  if (static_cast<unsigned long long>(bytes) * static_cast<unsigned>(size) >
+      static_cast<unsigned long long>(std::numeric_limits<int>::max())) {
+    return raise(find_comm(comm), MPI_ERR_COUNT, function,
+                 "%zu bytes from each of %d ranks exceed an int count for a user operation on a derived datatype",
+                 bytes, size);
+  }
+  std::vector<char> all(rank == root ? bytes * static_cast<std::size_t>(size) + 1 : 1);
+  if (int err = PMPI_Gather(packed, static_cast<int>(bytes), MPI_BYTE, all.data(), static_cast<int>(bytes), MPI_BYTE,
+                            root, comm);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  if (rank != root || count == 0) return MPI_SUCCESS;
+  LayoutBuffer accumulator(desc, static_cast<std::size_t>(count)), operand(desc, static_cast<std::size_t>(count));
+  const auto instances = static_cast<std::size_t>(count);
+  unpack_data(desc, all.data() + bytes * static_cast<std::size_t>(size - 1), bytes, accumulator.origin(), instances);
+  for (int r = size - 2; r >= 0; --r) {
+    unpack_data(desc, all.data() + bytes * static_cast<std::size_t>(r), bytes, operand.origin(), instances);
+    if (int err = call_user_op(op, datatype, operand.origin(), accumulator.origin(), count); err != MPI_SUCCESS) {
+      return raise(find_comm(comm), err, function, "invalid operation %d", op);
+    }
+  }
+  pack_data(desc, accumulator.origin(), instances, result);
   return MPI_SUCCESS;
 }
 
@@ -693,19 +751,20 @@ int derived_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
   const bool is_root = rank == root;
   const bool in_place = is_root && sendbuf == MPI_IN_PLACE;
   const std::size_t bytes = static_cast<std::size_t>(count) * desc->size;
-  std::vector<char> send_temp, recv_temp;
-  if (!in_place) {
-    send_temp.resize(bytes + 1);
-    if (sendbuf != nullptr) pack_data(*desc, sendbuf, static_cast<std::size_t>(count), send_temp.data());
+  if (bytes != 0 && ((!in_place && sendbuf == nullptr) || (is_root && recvbuf == nullptr))) {
+    return raise(find_comm(comm), MPI_ERR_BUFFER, kFunction, "null buffer");
   }
-  if (is_root) {
-    recv_temp.resize(bytes + 1);
-    if (in_place && recvbuf != nullptr) pack_data(*desc, recvbuf, static_cast<std::size_t>(count), recv_temp.data());
+  std::vector<char> send_temp(bytes + 1), recv_temp(is_root ? bytes + 1 : 1);
+  if (bytes != 0) pack_data(*desc, in_place ? recvbuf : sendbuf, static_cast<std::size_t>(count), send_temp.data());
+  int err = MPI_SUCCESS;
+  if (basic == MPI_DATATYPE_NULL) {
+    err = user_reduce_packed(kFunction, comm, *desc, datatype, op, count, send_temp.data(), recv_temp.data(), root);
+  } else {
+    err = PMPI_Reduce(send_temp.data(), is_root ? recv_temp.data() : nullptr, elements, basic, op, root, comm);
   }
-  const int err = PMPI_Reduce(in_place ? MPI_IN_PLACE : (sendbuf == nullptr ? nullptr : send_temp.data()),
-                              is_root ? (recvbuf == nullptr ? nullptr : recv_temp.data()) : nullptr, elements, basic,
-                              op, root, comm);
-  if (err == MPI_SUCCESS && is_root) unpack_data(*desc, recv_temp.data(), bytes, recvbuf, static_cast<std::size_t>(count));
+  if (err == MPI_SUCCESS && is_root && bytes != 0) {
+    unpack_data(*desc, recv_temp.data(), bytes, recvbuf, static_cast<std::size_t>(count));
+  }
   return err;
 }
 
@@ -726,7 +785,15 @@ int derived_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatyp
   }
   std::vector<char> temp(bytes + 1);
   pack_data(*desc, source, static_cast<std::size_t>(count), temp.data());
-  const int err = PMPI_Allreduce(MPI_IN_PLACE, temp.data(), elements, basic, op, comm);
+  int err = MPI_SUCCESS;
+  if (basic == MPI_DATATYPE_NULL) {
+    std::vector<char> result(bytes + 1);
+    err = user_reduce_packed(kFunction, comm, *desc, datatype, op, count, temp.data(), result.data(), 0);
+    if (err == MPI_SUCCESS) err = PMPI_Bcast(result.data(), static_cast<int>(bytes), MPI_BYTE, 0, comm);
+    temp.swap(result);
+  } else {
+    err = PMPI_Allreduce(MPI_IN_PLACE, temp.data(), elements, basic, op, comm);
+  }
   if (err == MPI_SUCCESS) unpack_data(*desc, temp.data(), bytes, recvbuf, static_cast<std::size_t>(count));
   return err;
 }
@@ -751,8 +818,19 @@ int derived_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcou
   }
   std::vector<char> send_temp(block * static_cast<std::size_t>(size) + 1), recv_temp(block + 1);
   pack_data(*desc, source, static_cast<std::size_t>(total), send_temp.data());
-  const int err = PMPI_Reduce_scatter_block(send_temp.data(), recv_temp.data(), elements / (size > 0 ? size : 1),
-                                            basic, op, comm);
+  int err = MPI_SUCCESS;
+  if (basic == MPI_DATATYPE_NULL) {
+    std::vector<char> reduced(rank == 0 ? block * static_cast<std::size_t>(size) + 1 : 1);
+    err = user_reduce_packed(kFunction, comm, *desc, datatype, op, static_cast<int>(total), send_temp.data(),
+                             reduced.data(), 0);
+    if (err == MPI_SUCCESS) {
+      err = PMPI_Scatter(reduced.data(), static_cast<int>(block), MPI_BYTE, recv_temp.data(), static_cast<int>(block),
+                         MPI_BYTE, 0, comm);
+    }
+  } else {
+    err = PMPI_Reduce_scatter_block(send_temp.data(), recv_temp.data(), elements / (size > 0 ? size : 1), basic, op,
+                                    comm);
+  }
   if (err == MPI_SUCCESS) unpack_data(*desc, recv_temp.data(), block, recvbuf, static_cast<std::size_t>(recvcount));
   return err;
 }

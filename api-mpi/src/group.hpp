@@ -40,6 +40,11 @@ struct PairLongDoubleInt {
 // As apply_op, for ops above MPI_BXOR.
 [[nodiscard]] int apply_extended_op(MPI_Op op, MPI_Datatype type, const void* in, void* inout,
                                     std::size_t count) noexcept;
+// Whether `op` is a live MPI_Op_create operation.
+[[nodiscard]] bool is_user_op(MPI_Op op) noexcept;
+// Calls a user operation's function once on `count` instances of `type` in
+// their own layout (derived types included); MPI_ERR_OP when not a user op.
+[[nodiscard]] int call_user_op(MPI_Op op, MPI_Datatype type, void* in, void* inout, int count) noexcept;
 // Whether the reduction may combine operands in any order.
 [[nodiscard]] bool op_commutative(MPI_Op op) noexcept;
 

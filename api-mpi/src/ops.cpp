@@ -56,6 +56,23 @@ bool op_commutative(MPI_Op op) noexcept {
   return entry == nullptr || entry->commute;
 }
 
+bool is_user_op(MPI_Op op) noexcept {
+  std::lock_guard lock(g_user_ops_mutex);
+  return find_user_op(op) != nullptr;
+}
+
+int call_user_op(MPI_Op op, MPI_Datatype type, void* in, void* inout, int count) noexcept {
+  MPI_User_function* function = nullptr;
+  {
+    std::lock_guard lock(g_user_ops_mutex);
+    const UserOp* entry = find_user_op(op);
+    if (entry == nullptr) return MPI_ERR_OP;
+    function = entry->function;
+  }
+  if (count > 0) function(in, inout, &count, &type);
+  return MPI_SUCCESS;
+}
+
 int apply_extended_op(MPI_Op op, MPI_Datatype type, const void* in, void* inout, std::size_t count) noexcept {
   if (op == MPI_MAXLOC || op == MPI_MINLOC) {
     const bool max = op == MPI_MAXLOC;

@@ -1,0 +1,226 @@
+// Atomic memory operations: CPU atomics on the target PE's word, mapped
+// here. Every AMO on an object, from any PE, goes through the same hardware
+// atomic on the same physical memory, so they are atomic with respect to one
+// another. Sequentially consistent, which also orders them with the PE's puts.
+#include "state.hpp"
+
+namespace tern::shmem {
+namespace {
+
+template <typename T>
+inline T* word(const char* function, const T* dest, int pe) {
+  auto* target = reinterpret_cast<T*>(remote(function, dest, sizeof(T), pe));
+  if (TERN_UNLIKELY(reinterpret_cast<uintptr_t>(target) % alignof(T) != 0)) {
+    fail(function, "address %p is not aligned for a %zu-byte atomic", static_cast<const void*>(dest), sizeof(T));
+  }
+  return target;
+}
+
+template <typename T>
+inline T fetch(const char* function, const T* source, int pe) {
+  T value;
+  __atomic_load(word(function, source, pe), &value, __ATOMIC_SEQ_CST);
+  return value;
+}
+
+template <typename T>
+inline void set(const char* function, T* dest, T value, int pe) {
+  __atomic_store(word(function, dest, pe), &value, __ATOMIC_SEQ_CST);
+}
+
+template <typename T>
+inline T swap(const char* function, T* dest, T value, int pe) {
+  T old;
+  __atomic_exchange(word(function, dest, pe), &value, &old, __ATOMIC_SEQ_CST);
+  return old;
+}
+
+template <typename T>
+inline T compare_swap(const char* function, T* dest, T cond, T value, int pe) {
+  __atomic_compare_exchange_n(word(function, dest, pe), &cond, value, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return cond;  // the old value either way
+}
+
+template <typename T>
+inline T fetch_add(const char* function, T* dest, T value, int pe) {
+  return __atomic_fetch_add(word(function, dest, pe), value, __ATOMIC_SEQ_CST);
+}
+
+template <typename T>
+inline T fetch_and(const char* function, T* dest, T value, int pe) {
+  return __atomic_fetch_and(word(function, dest, pe), value, __ATOMIC_SEQ_CST);
+}
+template <typename T>
+inline T fetch_or(const char* function, T* dest, T value, int pe) {
+  return __atomic_fetch_or(word(function, dest, pe), value, __ATOMIC_SEQ_CST);
+}
+template <typename T>
+inline T fetch_xor(const char* function, T* dest, T value, int pe) {
+  return __atomic_fetch_xor(word(function, dest, pe), value, __ATOMIC_SEQ_CST);
+}
+
+// The fetch of an _nbi AMO lands in local memory the caller owns.
+template <typename T>
+inline void deliver(const char* function, T* fetch_into, T value) {
+  if (fetch_into == nullptr) fail(function, "fetch is a null pointer");
+  *fetch_into = value;
+}
+
+}  // namespace
+}  // namespace tern::shmem
+
+using namespace tern::shmem;
+
+extern "C" {
+
+#define TERN_SHMEM_DEFINE_AMO_EXTENDED(T, N)                                                        \
+  T shmem_##N##_atomic_fetch(const T* source, int pe) {                                            \
+    return fetch("shmem_" #N "_atomic_fetch", source, pe);                                         \
+  }                                                                                                \
+  T shmem_ctx_##N##_atomic_fetch(shmem_ctx_t ctx, const T* source, int pe) {                       \
+    check_ctx("shmem_ctx_" #N "_atomic_fetch", ctx);                                               \
+    return fetch("shmem_ctx_" #N "_atomic_fetch", source, pe);                                     \
+  }                                                                                                \
+  void shmem_##N##_atomic_fetch_nbi(T* fetch_into, const T* source, int pe) {                      \
+    deliver("shmem_" #N "_atomic_fetch_nbi", fetch_into, fetch("shmem_" #N "_atomic_fetch_nbi", source, pe)); \
+  }                                                                                                \
+  void shmem_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t ctx, T* fetch_into, const T* source, int pe) { \
+    check_ctx("shmem_ctx_" #N "_atomic_fetch_nbi", ctx);                                           \
+    deliver("shmem_ctx_" #N "_atomic_fetch_nbi", fetch_into,                                       \
+            fetch("shmem_ctx_" #N "_atomic_fetch_nbi", source, pe));                               \
+  }                                                                                                \
+  void shmem_##N##_atomic_set(T* dest, T value, int pe) { set("shmem_" #N "_atomic_set", dest, value, pe); } \
+  void shmem_ctx_##N##_atomic_set(shmem_ctx_t ctx, T* dest, T value, int pe) {                     \
+    check_ctx("shmem_ctx_" #N "_atomic_set", ctx);                                                 \
+    set("shmem_ctx_" #N "_atomic_set", dest, value, pe);                                           \
+  }                                                                                                \
+  T shmem_##N##_atomic_swap(T* dest, T value, int pe) {                                            \
+    return swap("shmem_" #N "_atomic_swap", dest, value, pe);                                      \
+  }                                                                                                \
+  T shmem_ctx_##N##_atomic_swap(shmem_ctx_t ctx, T* dest, T value, int pe) {                       \
+    check_ctx("shmem_ctx_" #N "_atomic_swap", ctx);                                                \
+    return swap("shmem_ctx_" #N "_atomic_swap", dest, value, pe);                                  \
+  }                                                                                                \
+  void shmem_##N##_atomic_swap_nbi(T* fetch_into, T* dest, T value, int pe) {                      \
+    deliver("shmem_" #N "_atomic_swap_nbi", fetch_into, swap("shmem_" #N "_atomic_swap_nbi", dest, value, pe)); \
+  }                                                                                                \
+  void shmem_ctx_##N##_atomic_swap_nbi(shmem_ctx_t ctx, T* fetch_into, T* dest, T value, int pe) { \
+    check_ctx("shmem_ctx_" #N "_atomic_swap_nbi", ctx);                                            \
+    deliver("shmem_ctx_" #N "_atomic_swap_nbi", fetch_into,                                        \
+            swap("shmem_ctx_" #N "_atomic_swap_nbi", dest, value, pe));                            \
+  }
+TERN_SHMEM_AMO_STANDARD_TYPES(TERN_SHMEM_DEFINE_AMO_EXTENDED)
+TERN_SHMEM_AMO_EXTENDED_TYPES(TERN_SHMEM_DEFINE_AMO_EXTENDED)
+
+#define TERN_SHMEM_DEFINE_AMO_STANDARD(T, N)                                                                     \
+  T shmem_##N##_atomic_compare_swap(T* dest, T cond, T value, int pe) {                                         \
+    return compare_swap("shmem_" #N "_atomic_compare_swap", dest, cond, value, pe);                             \
+  }                                                                                                             \
+  T shmem_ctx_##N##_atomic_compare_swap(shmem_ctx_t ctx, T* dest, T cond, T value, int pe) {                    \
+    check_ctx("shmem_ctx_" #N "_atomic_compare_swap", ctx);                                                     \
+    return compare_swap("shmem_ctx_" #N "_atomic_compare_swap", dest, cond, value, pe);                         \
+  }                                                                                                             \
+  void shmem_##N##_atomic_compare_swap_nbi(T* fetch_into, T* dest, T cond, T value, int pe) {                   \
+    deliver("shmem_" #N "_atomic_compare_swap_nbi", fetch_into,                                                 \
+            compare_swap("shmem_" #N "_atomic_compare_swap_nbi", dest, cond, value, pe));                       \
+  }                                                                                                             \
+  void shmem_ctx_##N##_atomic_compare_swap_nbi(shmem_ctx_t ctx, T* fetch_into, T* dest, T cond, T value,        \
+                                               int pe) {                                                        \
+    check_ctx("shmem_ctx_" #N "_atomic_compare_swap_nbi", ctx);                                                 \
+    deliver("shmem_ctx_" #N "_atomic_compare_swap_nbi", fetch_into,                                             \
+            compare_swap("shmem_ctx_" #N "_atomic_compare_swap_nbi", dest, cond, value, pe));                   \
+  }                                                                                                             \
+  T shmem_##N##_atomic_fetch_inc(T* dest, int pe) {                                                             \
+    return fetch_add("shmem_" #N "_atomic_fetch_inc", dest, static_cast<T>(1), pe);                                          \
+  }                                                                                                             \
+  T shmem_ctx_##N##_atomic_fetch_inc(shmem_ctx_t ctx, T* dest, int pe) {                                        \
+    check_ctx("shmem_ctx_" #N "_atomic_fetch_inc", ctx);                                                        \
+    return fetch_add("shmem_ctx_" #N "_atomic_fetch_inc", dest, static_cast<T>(1), pe);                                      \
+  }                                                                                                             \
+  void shmem_##N##_atomic_fetch_inc_nbi(T* fetch_into, T* dest, int pe) {                                       \
+    deliver("shmem_" #N "_atomic_fetch_inc_nbi", fetch_into,                                                    \
+            fetch_add("shmem_" #N "_atomic_fetch_inc_nbi", dest, static_cast<T>(1), pe));                                    \
+  }                                                                                                             \
+  void shmem_ctx_##N##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, T* fetch_into, T* dest, int pe) {                  \
+    check_ctx("shmem_ctx_" #N "_atomic_fetch_inc_nbi", ctx);                                                    \
+    deliver("shmem_ctx_" #N "_atomic_fetch_inc_nbi", fetch_into,                                                \
+            fetch_add("shmem_ctx_" #N "_atomic_fetch_inc_nbi", dest, static_cast<T>(1), pe));                                \
+  }                                                                                                             \
+  void shmem_##N##_atomic_inc(T* dest, int pe) { (void)fetch_add("shmem_" #N "_atomic_inc", dest, static_cast<T>(1), pe); }  \
+  void shmem_ctx_##N##_atomic_inc(shmem_ctx_t ctx, T* dest, int pe) {                                           \
+    check_ctx("shmem_ctx_" #N "_atomic_inc", ctx);                                                              \
+    (void)fetch_add("shmem_ctx_" #N "_atomic_inc", dest, static_cast<T>(1), pe);                                             \
+  }                                                                                                             \
+  T shmem_##N##_atomic_fetch_add(T* dest, T value, int pe) {                                                    \
+    return fetch_add("shmem_" #N "_atomic_fetch_add", dest, value, pe);                                         \
+  }                                                                                                             \
+  T shmem_ctx_##N##_atomic_fetch_add(shmem_ctx_t ctx, T* dest, T value, int pe) {                               \
+    check_ctx("shmem_ctx_" #N "_atomic_fetch_add", ctx);                                                        \
+    return fetch_add("shmem_ctx_" #N "_atomic_fetch_add", dest, value, pe);                                     \
+  }                                                                                                             \
+  void shmem_##N##_atomic_fetch_add_nbi(T* fetch_into, T* dest, T value, int pe) {                              \
+    deliver("shmem_" #N "_atomic_fetch_add_nbi", fetch_into,                                                    \
+            fetch_add("shmem_" #N "_atomic_fetch_add_nbi", dest, value, pe));                                   \
+  }                                                                                                             \
+  void shmem_ctx_##N##_atomic_fetch_add_nbi(shmem_ctx_t ctx, T* fetch_into, T* dest, T value, int pe) {         \
+    check_ctx("shmem_ctx_" #N "_atomic_fetch_add_nbi", ctx);                                                    \
+    deliver("shmem_ctx_" #N "_atomic_fetch_add_nbi", fetch_into,                                                \
+            fetch_add("shmem_ctx_" #N "_atomic_fetch_add_nbi", dest, value, pe));                               \
+  }                                                                                                             \
+  void shmem_##N##_atomic_add(T* dest, T value, int pe) {                                                       \
+    (void)fetch_add("shmem_" #N "_atomic_add", dest, value, pe);                                                \
+  }                                                                                                             \
+  void shmem_ctx_##N##_atomic_add(shmem_ctx_t ctx, T* dest, T value, int pe) {                                  \
+    check_ctx("shmem_ctx_" #N "_atomic_add", ctx);                                                              \
+    (void)fetch_add("shmem_ctx_" #N "_atomic_add", dest, value, pe);                                            \
+  }
+TERN_SHMEM_AMO_STANDARD_TYPES(TERN_SHMEM_DEFINE_AMO_STANDARD)
+
+#define TERN_SHMEM_DEFINE_AMO_BITWISE_OP(T, N, OP)                                                             \
+  T shmem_##N##_atomic_fetch_##OP(T* dest, T value, int pe) {                                                  \
+    return fetch_##OP("shmem_" #N "_atomic_fetch_" #OP, dest, value, pe);                                      \
+  }                                                                                                            \
+  T shmem_ctx_##N##_atomic_fetch_##OP(shmem_ctx_t ctx, T* dest, T value, int pe) {                             \
+    check_ctx("shmem_ctx_" #N "_atomic_fetch_" #OP, ctx);                                                      \
+    return fetch_##OP("shmem_ctx_" #N "_atomic_fetch_" #OP, dest, value, pe);                                  \
+  }                                                                                                            \
+  void shmem_##N##_atomic_fetch_##OP##_nbi(T* fetch_into, T* dest, T value, int pe) {                          \
+    deliver("shmem_" #N "_atomic_fetch_" #OP "_nbi", fetch_into,                                               \
+            fetch_##OP("shmem_" #N "_atomic_fetch_" #OP "_nbi", dest, value, pe));                             \
+  }                                                                                                            \
+  void shmem_ctx_##N##_atomic_fetch_##OP##_nbi(shmem_ctx_t ctx, T* fetch_into, T* dest, T value, int pe) {     \
+    check_ctx("shmem_ctx_" #N "_atomic_fetch_" #OP "_nbi", ctx);                                               \
+    deliver("shmem_ctx_" #N "_atomic_fetch_" #OP "_nbi", fetch_into,                                           \
+            fetch_##OP("shmem_ctx_" #N "_atomic_fetch_" #OP "_nbi", dest, value, pe));                         \
+  }                                                                                                            \
+  void shmem_##N##_atomic_##OP(T* dest, T value, int pe) {                                                     \
+    (void)fetch_##OP("shmem_" #N "_atomic_" #OP, dest, value, pe);                                             \
+  }                                                                                                            \
+  void shmem_ctx_##N##_atomic_##OP(shmem_ctx_t ctx, T* dest, T value, int pe) {                                \
+    check_ctx("shmem_ctx_" #N "_atomic_" #OP, ctx);                                                            \
+    (void)fetch_##OP("shmem_ctx_" #N "_atomic_" #OP, dest, value, pe);                                         \
+  }
+#define TERN_SHMEM_DEFINE_AMO_BITWISE(T, N)                                          \
+  TERN_SHMEM_DEFINE_AMO_BITWISE_OP(T, N, and) TERN_SHMEM_DEFINE_AMO_BITWISE_OP(T, N, or) \
+  TERN_SHMEM_DEFINE_AMO_BITWISE_OP(T, N, xor)
+TERN_SHMEM_AMO_BITWISE_TYPES(TERN_SHMEM_DEFINE_AMO_BITWISE)
+
+// The deprecated names, as the 1.5 specification still lists them.
+#define TERN_SHMEM_DEFINE_AMO_DEPRECATED(T, N)                                                              \
+  T shmem_##N##_cswap(T* dest, T cond, T value, int pe) {                                                  \
+    return compare_swap("shmem_" #N "_cswap", dest, cond, value, pe);                                      \
+  }                                                                                                        \
+  T shmem_##N##_finc(T* dest, int pe) { return fetch_add("shmem_" #N "_finc", dest, static_cast<T>(1), pe); }          \
+  void shmem_##N##_inc(T* dest, int pe) { (void)fetch_add("shmem_" #N "_inc", dest, static_cast<T>(1), pe); }          \
+  T shmem_##N##_fadd(T* dest, T value, int pe) { return fetch_add("shmem_" #N "_fadd", dest, value, pe); } \
+  void shmem_##N##_add(T* dest, T value, int pe) { (void)fetch_add("shmem_" #N "_add", dest, value, pe); }
+#define TERN_SHMEM_DEFINE_AMO_DEPRECATED_EXT(T, N)                                                    \
+  T shmem_##N##_fetch(const T* source, int pe) { return fetch("shmem_" #N "_fetch", source, pe); }   \
+  void shmem_##N##_set(T* dest, T value, int pe) { set("shmem_" #N "_set", dest, value, pe); }       \
+  T shmem_##N##_swap(T* dest, T value, int pe) { return swap("shmem_" #N "_swap", dest, value, pe); }
+TERN_SHMEM_DEPRECATED_AMO_TYPES(TERN_SHMEM_DEFINE_AMO_DEPRECATED)
+TERN_SHMEM_DEPRECATED_AMO_TYPES(TERN_SHMEM_DEFINE_AMO_DEPRECATED_EXT)
+TERN_SHMEM_DEFINE_AMO_DEPRECATED_EXT(float, float)
+TERN_SHMEM_DEFINE_AMO_DEPRECATED_EXT(double, double)
+
+}  // extern "C"

@@ -1,0 +1,145 @@
+// Waiting and barriers. A barrier is dissemination over arrival counters in
+// the PEs' control blocks: in round k this PE adds one to the counter that
+// PE (i + 2^k) keeps for it and waits for its own counter from PE (i - 2^k).
+// Counters only grow and each receiver remembers how many it consumed, so
+// nothing is ever reset and consecutive barriers cannot be confused.
+#include <sched.h>
+#include <time.h>
+
+#include "state.hpp"
+
+namespace tern::shmem {
+
+void Backoff::pause() noexcept {
+  ++rounds_;
+  const runtime::WaitMode mode = g_state != nullptr ? g_state->wait_mode : runtime::WaitMode::Adaptive;
+  if (mode == runtime::WaitMode::Spin) {
+    __builtin_ia32_pause();
+    return;
+  }
+  // Oversubscribed (block): give the core to the PE we wait for at once.
+  const unsigned spins = mode == runtime::WaitMode::Block ? 16 : 4096;
+  if (rounds_ < spins) {
+    __builtin_ia32_pause();
+  } else if (rounds_ < spins + 2048) {
+    sched_yield();
+  } else {
+    // Long waits (a PE computing for a while) should not burn a core.
+    const timespec nap{0, 50'000};
+    nanosleep(&nap, nullptr);
+  }
+}
+
+ControlBlock control_of(int pe) noexcept {
+  State& s = *g_state;
+  auto* words = reinterpret_cast<std::atomic<uint64_t>*>(s.peers[static_cast<std::size_t>(pe)].heap);
+  return {words, words + kSlots * static_cast<std::size_t>(s.n_pes)};
+}
+
+void signal_pe(unsigned slot, int pe) noexcept {
+  State& s = *g_state;
+  control_of(pe).arrivals[static_cast<std::size_t>(slot) * static_cast<std::size_t>(s.n_pes) + static_cast<std::size_t>(s.my_pe)]
+      .fetch_add(1, std::memory_order_release);
+}
+
+void wait_pe(unsigned slot, int pe) noexcept {
+  State& s = *g_state;
+  const std::size_t index = static_cast<std::size_t>(slot) * static_cast<std::size_t>(s.n_pes) +
+                            static_cast<std::size_t>(pe);
+  const uint64_t expected = ++s.consumed[index];
+  std::atomic<uint64_t>& word = s.control.arrivals[index];
+  wait_until([&] { return word.load(std::memory_order_acquire) >= expected; });
+}
+
+void barrier(unsigned slot, const int* members, int count, int my_index) noexcept {
+  quiet();
+  for (int distance = 1; distance < count; distance <<= 1) {
+    signal_pe(slot, members[(my_index + distance) % count]);
+    wait_pe(slot, members[(my_index - distance + count) % count]);
+  }
+}
+
+void team_exchange(const tern_shmem_team& team, uint64_t mine, std::vector<uint64_t>& all) noexcept {
+  g_state->control.published[team.slot].store(mine, std::memory_order_relaxed);
+  team_barrier(team);
+  all.resize(team.members.size());
+  for (std::size_t i = 0; i < team.members.size(); ++i) {
+    all[i] = control_of(team.members[i]).published[team.slot].load(std::memory_order_relaxed);
+  }
+  team_barrier(team);  // nobody publishes again before everyone has read
+}
+
+}  // namespace tern::shmem
+
+using namespace tern::shmem;
+
+extern "C" {
+
+void shmem_barrier_all(void) {
+  (void)state("shmem_barrier_all");
+  team_barrier(g_team_world);
+}
+
+void shmem_sync_all(void) {
+  (void)state("shmem_sync_all");
+  team_barrier(g_team_world);
+}
+
+void shmem_fence(void) {
+  (void)state("shmem_fence");
+  quiet();
+}
+
+void shmem_ctx_fence(shmem_ctx_t ctx) {
+  check_ctx("shmem_ctx_fence", ctx);
+  quiet();
+}
+
+void shmem_quiet(void) {
+  (void)state("shmem_quiet");
+  quiet();
+}
+
+void shmem_ctx_quiet(shmem_ctx_t ctx) {
+  check_ctx("shmem_ctx_quiet", ctx);
+  quiet();
+}
+
+// Locks: the word on PE 0 holds 0 when free, else 1 + the holder's PE.
+void shmem_set_lock(long* lock) {
+  constexpr const char* kFunction = "shmem_set_lock";
+  auto* word = reinterpret_cast<long*>(remote(kFunction, lock, sizeof(long), 0));
+  const long mine = static_cast<long>(g_state->my_pe) + 1;
+  wait_until([&] {
+    long expected = 0;
+    return __atomic_compare_exchange_n(word, &expected, mine, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+  });
+}
+
+int shmem_test_lock(long* lock) {
+  constexpr const char* kFunction = "shmem_test_lock";
+  auto* word = reinterpret_cast<long*>(remote(kFunction, lock, sizeof(long), 0));
+  long expected = 0;
+  const long mine = static_cast<long>(g_state->my_pe) + 1;
+  return __atomic_compare_exchange_n(word, &expected, mine, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED) ? 0 : 1;
+}
+
+void shmem_clear_lock(long* lock) {
+  constexpr const char* kFunction = "shmem_clear_lock";
+  auto* word = reinterpret_cast<long*>(remote(kFunction, lock, sizeof(long), 0));
+  const long mine = static_cast<long>(g_state->my_pe) + 1;
+  if (__atomic_load_n(word, __ATOMIC_RELAXED) != mine) {
+    fail(kFunction, "lock %p is not held by this PE", static_cast<void*>(lock));
+  }
+  __atomic_store_n(word, 0L, __ATOMIC_RELEASE);  // release also completes the PE's puts (quiet)
+}
+
+// Memory is coherent: the cache routines of old SHMEM have nothing to do.
+void shmem_clear_cache_inv(void) {}
+void shmem_set_cache_inv(void) {}
+void shmem_clear_cache_line_inv(void*) {}
+void shmem_set_cache_line_inv(void*) {}
+void shmem_udcflush(void) {}
+void shmem_udcflush_line(void*) {}
+
+}  // extern "C"

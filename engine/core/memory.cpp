@@ -16,6 +16,7 @@
 #include "core/memory_key.hpp"
 #include "tern/runtime/compiler.hpp"
 #include "tern/runtime/log.hpp"
+#include "tern/runtime/topology.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define TERN_MEMORY_ASAN 1
@@ -76,6 +77,7 @@ Status allocate(std::size_t length, void*& base, int& fd) noexcept {
   if (fd < 0) return fail("memfd_create", length, -1);
   base = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
   if (base == MAP_FAILED) return fail("mmap", length, fd);
+  (void)runtime::place_near_self(base, length);  // its owner's node, as pages are touched
   return Status::Ok;
 }
 

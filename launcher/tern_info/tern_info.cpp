@@ -73,6 +73,14 @@ int main(int argc, char** argv) {
   tern::runtime::Topology topology;
   if (tern::runtime::Topology::load(topology) == Status::Ok) {
     std::printf("  %s; this process: %s\n", topology.summary().c_str(), topology.binding_of_self().c_str());
+    const int node = tern::runtime::numa_node_for_placement();
+    if (topology.numa_nodes() <= 1) {
+      std::printf("  shared memory placement: not needed (one NUMA node)\n");
+    } else if (node < 0) {
+      std::printf("  shared memory placement: first touch (this process is not bound within one NUMA node)\n");
+    } else {
+      std::printf("  shared memory placement: NUMA node %d (where this process is bound)\n", node);
+    }
   } else {
     std::printf("  unknown (hwloc could not load it)\n");
   }

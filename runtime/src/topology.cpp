@@ -1,5 +1,6 @@
 #include "tern/runtime/topology.hpp"
 
+#include <dirent.h>
 #include <hwloc.h>
 
 #include <cerrno>
@@ -177,10 +178,75 @@ Status Topology::bind_self_to_numa(unsigned index) {
   return bind_to(topology_, node, "NUMA node", index);
 }
 
+int Topology::numa_node_of_self() const noexcept {
+  if (topology_ == nullptr) return -1;
+  Bitmap cpus(hwloc_bitmap_alloc());
+  if (!cpus || hwloc_get_cpubind(topology_, cpus.get(), HWLOC_CPUBIND_PROCESS) != 0) return -1;
+  const int nodes = hwloc_get_nbobjs_by_type(topology_, HWLOC_OBJ_NUMANODE);
+  for (int i = 0; i < nodes; ++i) {
+    hwloc_obj_t node = hwloc_get_obj_by_type(topology_, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
+    if (node != nullptr && node->cpuset != nullptr && hwloc_bitmap_isincluded(cpus.get(), node->cpuset)) return i;
+  }
+  return -1;
+}
+
+Status Topology::bind_memory_to_numa(void* address, std::size_t length, unsigned index) const {
+  if (topology_ == nullptr || address == nullptr || length == 0) return Status::InvalidParam;
+  hwloc_obj_t node = hwloc_get_obj_by_type(topology_, HWLOC_OBJ_NUMANODE, index);
+  if (node == nullptr || node->nodeset == nullptr) return Status::InvalidParam;
+  if (hwloc_set_area_membind(topology_, address, length, node->nodeset, HWLOC_MEMBIND_BIND,
+                             HWLOC_MEMBIND_BYNODESET | HWLOC_MEMBIND_MIGRATE) != 0) {
+    TERN_LOG(Info, "topology: placing %zu bytes on NUMA node %u failed: %s", length, index, std::strerror(errno));
+    return Status::IoError;
+  }
+  return Status::Ok;
+}
+
 std::string Topology::summary() const {
   if (topology_ == nullptr) return "topology not loaded";
   return counted(packages(), "package", "packages") + ", " + counted(numa_nodes(), "NUMA node", "NUMA nodes") +
          ", " + counted(cores(), "core", "cores") + ", " + counted(pus(), "PU", "PUs");
+}
+
+namespace {
+
+// Directories /sys/devices/system/node/nodeN: the kernel's own count, read
+// without loading a topology (that costs milliseconds at every start).
+unsigned kernel_numa_nodes() {
+  DIR* dir = opendir("/sys/devices/system/node");
+  if (dir == nullptr) return 1;
+  unsigned nodes = 0;
+  while (dirent* entry = readdir(dir)) {
+    if (std::strncmp(entry->d_name, "node", 4) == 0 && entry->d_name[4] >= '0' && entry->d_name[4] <= '9') ++nodes;
+  }
+  closedir(dir);
+  return nodes == 0 ? 1 : nodes;
+}
+
+struct Placement {
+  Topology topology;
+  int node = -1;
+};
+
+Placement& placement() {
+  static Placement* loaded = [] {
+    auto* p = new Placement;  // lives as long as the process: memory stays placed
+    if (kernel_numa_nodes() > 1 && Topology::load(p->topology) == Status::Ok) {
+      p->node = p->topology.numa_node_of_self();
+    }
+    return p;
+  }();
+  return *loaded;
+}
+
+}  // namespace
+
+int numa_node_for_placement() { return placement().node; }
+
+Status place_near_self(void* address, std::size_t length) {
+  Placement& p = placement();
+  if (p.node < 0) return Status::Ok;
+  return p.topology.bind_memory_to_numa(address, length, static_cast<unsigned>(p.node));
 }
 
 }  // namespace tern::runtime

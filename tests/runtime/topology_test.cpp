@@ -5,6 +5,12 @@
 
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
 
 #include <string>
 #include <utility>
@@ -149,6 +155,55 @@ TEST(Topology, EmptyAndMoved) {
   EXPECT_EQ(moved.cores(), cores);
   empty = std::move(moved);
   EXPECT_EQ(empty.cores(), cores);
+}
+
+TEST(Topology, MemoryBindingRefusesBadArguments) {
+  Topology empty;
+  char byte = 0;
+  EXPECT_EQ(empty.bind_memory_to_numa(&byte, 1, 0), Status::InvalidParam);
+  EXPECT_EQ(empty.numa_node_of_self(), -1);
+  Topology loaded;
+  ASSERT_EQ(Topology::load(loaded), Status::Ok);
+  EXPECT_EQ(loaded.bind_memory_to_numa(nullptr, 4096, 0), Status::InvalidParam);
+  EXPECT_EQ(loaded.bind_memory_to_numa(&byte, 1, loaded.numa_nodes() + 5), Status::InvalidParam);
+}
+
+// Placement is decided once per process, so each case runs in a child that
+// binds itself first. With one NUMA node there is nothing to place; with
+// several, a process bound to node N gets its shared pages on node N.
+TEST(Topology, PlacesSharedMemoryOnTheNodeOfTheBoundProcess) {
+  Topology topology;
+  ASSERT_EQ(Topology::load(topology), Status::Ok);
+  const unsigned nodes = topology.numa_nodes();
+  for (unsigned node = 0; node < nodes; ++node) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      alarm(30);
+      Topology own;
+      if (Topology::load(own) != Status::Ok || own.bind_self_to_numa(node) != Status::Ok) _exit(10);
+      const std::size_t length = std::size_t{4} << 20;
+      void* area = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+      if (area == MAP_FAILED) _exit(11);
+      if (place_near_self(area, length) != Status::Ok) _exit(12);
+      std::memset(area, 1, length);
+      const int expected = nodes > 1 ? static_cast<int>(node) : -1;
+      if (numa_node_for_placement() != expected) _exit(13);
+      if (nodes > 1) {
+        // Where the kernel put the first page (an OS node number; hwloc's
+        // logical numbers follow the OS order on Linux).
+        int where = -1;
+        void* pages[1] = {area};
+        if (syscall(SYS_move_pages, 0, 1, pages, nullptr, &where, 0) != 0) _exit(14);
+        if (where != static_cast<int>(node)) _exit(15);
+      }
+      _exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "NUMA node " << node << " of " << nodes;
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "tern/runtime/compiler.hpp"
 #include "tern/runtime/log.hpp"
+#include "tern/runtime/topology.hpp"
 
 namespace tern::engine::transport::shm {
 namespace {
@@ -41,6 +42,7 @@ Status SharedArena::create(std::size_t capacity) {
     TERN_LOG(Info, "shm: no shared arena (mmap %zu: %s)", capacity, std::strerror(errno));
     return Status::Unsupported;
   }
+  (void)runtime::place_near_self(base, capacity);  // pages appear on first touch, on this rank's node
   base_ = static_cast<std::byte*>(base);
   capacity_ = capacity;
   free_.emplace(0, capacity);

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "tern/runtime/log.hpp"
+#include "tern/runtime/topology.hpp"
 
 namespace tern::engine::transport::shm {
 namespace {
@@ -60,6 +61,8 @@ Status ShmSegment::create(const std::string& name, std::size_t size, ShmSegment&
     unlink(name);
     return status;
   }
+  // The creator is the one that polls this segment most: keep it on its node.
+  (void)runtime::place_near_self(base, size);
   out = ShmSegment();
   out.base_ = base;
   out.size_ = size;

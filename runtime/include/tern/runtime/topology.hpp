@@ -6,6 +6,7 @@
 // binding restricts them), so "core 1" is the second core we are allowed on.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "tern/runtime/status.hpp"
@@ -51,11 +52,28 @@ class Topology {
   [[nodiscard]] Status bind_self_to_core(unsigned index);
   [[nodiscard]] Status bind_self_to_numa(unsigned index);
 
+  // The logical NUMA node this process is bound within: -1 when its CPUs
+  // span several nodes (or it is unbound on a multi-node machine).
+  [[nodiscard]] int numa_node_of_self() const noexcept;
+  // Puts the pages of [address, address + length) on NUMA node `index`
+  // (moving those already there). InvalidParam for a bad node, IoError when
+  // the kernel refuses.
+  [[nodiscard]] Status bind_memory_to_numa(void* address, std::size_t length, unsigned index) const;
+
   // "1 package, 1 NUMA node, 2 cores, 2 PUs".
   [[nodiscard]] std::string summary() const;
 
  private:
   hwloc_topology* topology_ = nullptr;
 };
+
+// Shared memory a process reads most (its receive FIFO, its heap) belongs on
+// its own NUMA node. Places [address, address + length) on the node this
+// process is bound within. A no-op (Ok) on machines with one NUMA node,
+// where the topology is not even loaded, and for processes not bound within
+// one node (first touch decides then). Thread-safe.
+Status place_near_self(void* address, std::size_t length);
+// The NUMA node place_near_self() uses (-1: none, or one node only).
+[[nodiscard]] int numa_node_for_placement();
 
 }  // namespace tern::runtime

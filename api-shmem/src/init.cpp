@@ -189,9 +189,9 @@ void initialize(int requested, int* provided) {
   char line[700];
   const int pe = g_state != nullptr ? g_state->my_pe : -1;
   std::snprintf(line, sizeof(line), "Tern OpenSHMEM: PE %d: %s: %s", pe, function, message);
-  std::fprintf(stderr, "%s\n", line);
-  std::fflush(stderr);
+  // The job's abort prints the line (the launcher, or the singleton itself).
   if (g_state != nullptr && g_state->job != nullptr) g_state->job->abort(1, line);
+  std::fprintf(stderr, "%s\n", line);
   std::exit(1);
 }
 

@@ -63,6 +63,9 @@ Status Job::endpoint(unsigned rank, Endpoint*& out) {
 }
 
 void Job::abort(int exit_code, const char* message) {
+  // No launcher sweeps up after a singleton; and under one, the sooner the
+  // better.
+  if (worker_) worker_->release_shared_names();
   bootstrap_->abort(exit_code, message);
   std::_Exit(exit_code);  // not reached: the bootstrap's abort does not return
 }

@@ -131,6 +131,10 @@ void Worker::mem_free(void* pointer) {
 
 std::vector<std::string> Worker::transport_names() const { return impl_->transport_names(); }
 
+void Worker::release_shared_names() noexcept {
+  for (auto& iface : impl_->ifaces_) iface->release_shared_names();
+}
+
 const char* Worker::transport_of(const Endpoint* endpoint) const noexcept {
   return impl_->owns(endpoint) ? endpoint->iface->attr().name : "";
 }

@@ -128,6 +128,11 @@ class Iface {
   // Consumes the wakeup notification after the fd fired.
   virtual void disarm() = 0;
 
+  // Removes the names this iface gave to shared resources (shm segments), so
+  // that a process about to die abruptly leaves nothing in /dev/shm. Peers
+  // already attached keep working; new ones can no longer attach.
+  virtual void release_shared_names() noexcept {}
+
   // Memory that this transport's peers can reach faster than arbitrary
   // memory (for shm: mapped by local peers, so zero copy is a memcpy).
   // Null when the transport has none to give.

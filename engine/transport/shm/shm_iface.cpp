@@ -128,6 +128,10 @@ ShmIface::~ShmIface() {
   if (getpid() == address_.pid) ShmSegment::unlink(address_.segment_name);
 }
 
+void ShmIface::release_shared_names() noexcept {
+  if (getpid() == address_.pid) ShmSegment::unlink(address_.segment_name);
+}
+
 unsigned ShmIface::progress() {
   // At most one FIFO's worth, so a peer that keeps sending cannot hold us.
   unsigned events = inbox_.poll(cells_);

@@ -41,6 +41,7 @@ class ShmIface final : public Iface {
   [[nodiscard]] int event_fd() const noexcept override { return wakeup_.fd(); }
   [[nodiscard]] Status arm() override;
   void disarm() override;
+  void release_shared_names() noexcept override;
   [[nodiscard]] void* mem_alloc(std::size_t size) noexcept override { return arena_.allocate(size); }
   bool mem_free(void* pointer) noexcept override { return arena_.deallocate(pointer); }
   [[nodiscard]] bool mem_owns(const void* pointer, std::size_t length) const noexcept override {

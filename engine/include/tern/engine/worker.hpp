@@ -114,6 +114,10 @@ class Worker {
   // Frees what mem_alloc returned (null is ignored).
   void mem_free(void* pointer);
 
+  // Unlinks the names of this worker's shared resources now (for a process
+  // about to end without destroying the worker: abort, fatal errors).
+  void release_shared_names() noexcept;
+
   // Names of the transports this worker opened, best first (for tern_info and tests).
   [[nodiscard]] std::vector<std::string> transport_names() const;
   // The transport chosen for an endpoint ("self", "shm").

@@ -1,0 +1,292 @@
+/* Shared parts of the OSU-style OpenSHMEM benchmarks. */
+#define _POSIX_C_SOURCE 200112L
+#include <shmem.h>
+
+#include "osu_oshm_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The `global` memory mode: static, hence symmetric, arrays. */
+static _Alignas(4096) unsigned char global_buffers[2][OSU_OSHM_GLOBAL_BUFFER_SIZE];
+
+/* Symmetric scratch space of the helpers: one slot per PE, from shmem_malloc.
+ * The helpers use only shmem_double_p and shmem_barrier_all, so that a
+ * runtime's put benchmarks run before its reductions do, and so that they do
+ * not need support for static symmetric data. */
+static double *slots;
+static int this_pe;
+static int pe_count;
+
+/* A size with an optional K, M or G suffix (binary multiples). */
+static int parse_size(const char *text, size_t *out) {
+  char *end = NULL;
+  errno = 0;
+  unsigned long long value = strtoull(text, &end, 10);
+  if (end == text || errno != 0 || text[0] == '-') return 0;
+  switch (*end) {
+    case 'k': case 'K': value <<= 10; ++end; break;
+    case 'm': case 'M': value <<= 20; ++end; break;
+    case 'g': case 'G': value <<= 30; ++end; break;
+    default: break;
+  }
+  if (*end != '\0') return 0;
+  *out = (size_t)value;
+  return 1;
+}
+
+static int parse_count(const char *text, int *out) {
+  char *end = NULL;
+  errno = 0;
+  long value = strtol(text, &end, 10);
+  if (end == text || *end != '\0' || errno != 0 || value < 0 || value > 1000000000L) return 0;
+  *out = (int)value;
+  return 1;
+}
+
+static void usage(const char *name, const struct osu_oshm_options *options, unsigned accepts) {
+  printf("Usage: %s%s [options]\n", name, (accepts & OSU_OSHM_ACCEPT_MEMORY) ? " [heap|global]" : "");
+  if (accepts & OSU_OSHM_ACCEPT_MEMORY) {
+    printf("  heap | global                 buffers from shmem_malloc (heap, the default) or static\n"
+           "                                arrays (global, at most %lu bytes)\n", OSU_OSHM_GLOBAL_BUFFER_SIZE);
+  }
+  if (accepts & OSU_OSHM_ACCEPT_SIZES) {
+    printf("  -m, --message-size [MIN:]MAX  message sizes from MIN to MAX bytes (K, M, G suffixes;\n"
+           "                                default %zu:%zu)\n", options->min_size, options->max_size);
+    printf("  -i, --iterations N            timed iterations per size (default %d, %d above %d bytes)\n",
+           options->iterations, options->iterations_large, OSU_OSHM_LARGE_MESSAGE_SIZE);
+    printf("  -x, --warmup N                warm-up iterations per size (default %d, %d above %d bytes)\n",
+           options->skip, options->skip_large, OSU_OSHM_LARGE_MESSAGE_SIZE);
+  } else {
+    printf("  -i, --iterations N            timed iterations (default %d)\n", options->iterations);
+    printf("  -x, --warmup N                warm-up iterations (default %d)\n", options->skip);
+  }
+  if (accepts & OSU_OSHM_ACCEPT_WINDOW) {
+    printf("  -W, --window-size N           operations between two shmem_quiet calls (default %d)\n",
+           options->window);
+  }
+  if (accepts & OSU_OSHM_ACCEPT_FULL) {
+    printf("  -f, --full                    accepted for OMB compatibility: min, max and iterations\n"
+           "                                are always listed\n");
+  }
+  printf("  -h, --help                    this text\n");
+}
+
+enum parse_result { PARSE_OK, PARSE_HELP, PARSE_ERROR };
+
+static enum parse_result parse_options(int argc, char **argv, const char *name, struct osu_oshm_options *options,
+                                       unsigned accepts, int rank) {
+  int memory_given = 0;
+  for (int i = 1; i < argc; ++i) {
+    const char *arg = argv[i];
+    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+      if (rank == 0) usage(name, options, accepts);
+      return PARSE_HELP;
+    }
+    if ((accepts & OSU_OSHM_ACCEPT_MEMORY) && (strcmp(arg, "heap") == 0 || strcmp(arg, "global") == 0)) {
+      if (memory_given++) {
+        if (rank == 0) fprintf(stderr, "%s: heap or global given twice (-h for help)\n", name);
+        return PARSE_ERROR;
+      }
+      options->use_heap = strcmp(arg, "heap") == 0;
+      continue;
+    }
+    if ((accepts & OSU_OSHM_ACCEPT_FULL) && (strcmp(arg, "-f") == 0 || strcmp(arg, "--full") == 0)) continue;
+    const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+    const int known = strcmp(arg, "-i") == 0 || strcmp(arg, "--iterations") == 0 || strcmp(arg, "-x") == 0 ||
+                      strcmp(arg, "--warmup") == 0 ||
+                      ((accepts & OSU_OSHM_ACCEPT_SIZES) && (strcmp(arg, "-m") == 0 || strcmp(arg, "--message-size") == 0)) ||
+                      ((accepts & OSU_OSHM_ACCEPT_WINDOW) && (strcmp(arg, "-W") == 0 || strcmp(arg, "--window-size") == 0));
+    if (!known) {
+      if (rank == 0) fprintf(stderr, "%s: unknown argument %s (-h for help)\n", name, arg);
+      return PARSE_ERROR;
+    }
+    if (value == NULL) {
+      if (rank == 0) fprintf(stderr, "%s: option %s needs a value (-h for help)\n", name, arg);
+      return PARSE_ERROR;
+    }
+    int ok = 1;
+    if (strcmp(arg, "-m") == 0 || strcmp(arg, "--message-size") == 0) {
+      char buffer[64];
+      snprintf(buffer, sizeof(buffer), "%s", value);
+      char *colon = strchr(buffer, ':');
+      if (colon != NULL) {
+        *colon = '\0';
+        ok = parse_size(buffer, &options->min_size) && parse_size(colon + 1, &options->max_size);
+      } else {
+        ok = parse_size(buffer, &options->max_size);
+      }
+      ok = ok && options->min_size <= options->max_size;
+    } else if (strcmp(arg, "-i") == 0 || strcmp(arg, "--iterations") == 0) {
+      ok = parse_count(value, &options->iterations) && options->iterations > 0;
+      options->iterations_large = options->iterations;
+    } else if (strcmp(arg, "-x") == 0 || strcmp(arg, "--warmup") == 0) {
+      ok = parse_count(value, &options->skip);
+      options->skip_large = options->skip;
+    } else {
+      ok = parse_count(value, &options->window) && options->window > 0;
+    }
+    if (!ok) {
+      if (rank == 0) fprintf(stderr, "%s: bad value '%s' for %s (-h for help)\n", name, value, arg);
+      return PARSE_ERROR;
+    }
+    ++i;
+  }
+  if ((accepts & OSU_OSHM_ACCEPT_MEMORY) && !options->use_heap && options->global_limit > 0 &&
+      options->max_size > options->global_limit) {
+    if (rank == 0) {
+      fprintf(stderr, "%s: the global arrays hold at most %zu-byte messages (got -m ...:%zu); use heap\n", name,
+              options->global_limit, options->max_size);
+    }
+    return PARSE_ERROR;
+  }
+  return PARSE_OK;
+}
+
+int osu_oshm_begin(int argc, char **argv, const char *name, struct osu_oshm_options *options, unsigned accepts,
+                   enum osu_oshm_pes pes) {
+  this_pe = shmem_my_pe();
+  pe_count = shmem_n_pes();
+  enum parse_result parsed = parse_options(argc, argv, name, options, accepts, this_pe);
+  if (parsed == PARSE_OK) {
+    if (pes == OSU_OSHM_PES_TWO && pe_count != 2) {
+      if (this_pe == 0) fprintf(stderr, "%s: needs exactly 2 PEs (got %d)\n", name, pe_count);
+      parsed = PARSE_ERROR;
+    } else if (pes == OSU_OSHM_PES_PAIRS && (pe_count < 2 || pe_count % 2 != 0)) {
+      if (this_pe == 0) fprintf(stderr, "%s: needs an even number of PEs (got %d)\n", name, pe_count);
+      parsed = PARSE_ERROR;
+    } else if (pes == OSU_OSHM_PES_MANY && pe_count < 2) {
+      if (this_pe == 0) fprintf(stderr, "%s: needs at least 2 PEs (got %d)\n", name, pe_count);
+      parsed = PARSE_ERROR;
+    }
+  }
+  if (parsed == PARSE_OK) {
+    slots = shmem_malloc(sizeof(double) * (size_t)pe_count);
+    if (slots == NULL) {
+      if (this_pe == 0) fprintf(stderr, "%s: shmem_malloc of %d doubles failed\n", name, pe_count);
+      parsed = PARSE_ERROR;
+    } else {
+      shmem_barrier_all();
+      return -1;
+    }
+  }
+  shmem_finalize();
+  return parsed == PARSE_HELP ? 0 : 1;
+}
+
+void osu_oshm_end(void) {
+  shmem_barrier_all();
+  shmem_free(slots);
+  slots = NULL;
+  shmem_finalize();
+}
+
+void osu_oshm_print_header(const char *title) {
+  printf("# %s (Tern OSU-style benchmarks v%s)\n", title, TERN_OSU_VERSION);
+}
+
+double osu_oshm_time_us(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec * 1e6 + (double)now.tv_nsec / 1e3;
+}
+
+int osu_oshm_iterations(const struct osu_oshm_options *options, size_t bytes) {
+  return bytes > OSU_OSHM_LARGE_MESSAGE_SIZE ? options->iterations_large : options->iterations;
+}
+
+int osu_oshm_skip(const struct osu_oshm_options *options, size_t bytes) {
+  return bytes > OSU_OSHM_LARGE_MESSAGE_SIZE ? options->skip_large : options->skip;
+}
+
+/* Writes `value` into this PE's slot on every PE; after it each PE's slots
+ * hold the values of all. Callers end with a barrier before the next use. */
+static void gather(double value) {
+  for (int pe = 0; pe < pe_count; ++pe) shmem_double_p(&slots[this_pe], value, pe);
+  shmem_barrier_all();
+}
+
+void osu_oshm_stats(double value, double *avg, double *min, double *max) {
+  gather(value);
+  double sum = 0;
+  *min = slots[0];
+  *max = slots[0];
+  for (int pe = 0; pe < pe_count; ++pe) {
+    sum += slots[pe];
+    if (slots[pe] < *min) *min = slots[pe];
+    if (slots[pe] > *max) *max = slots[pe];
+  }
+  *avg = sum / pe_count;
+  shmem_barrier_all();
+}
+
+double osu_oshm_sum(double value) {
+  gather(value);
+  double sum = 0;
+  for (int pe = 0; pe < pe_count; ++pe) sum += slots[pe];
+  shmem_barrier_all();
+  return sum;
+}
+
+unsigned char osu_oshm_pattern_byte(unsigned seed, size_t j) {
+  return (unsigned char)(j * 7u + (j >> 8) * 3u + seed * 13u + 1u);
+}
+
+void osu_oshm_fill(void *buffer, size_t bytes, unsigned seed) {
+  unsigned char *bytes_out = buffer;
+  for (size_t j = 0; j < bytes; ++j) bytes_out[j] = osu_oshm_pattern_byte(seed, j);
+}
+
+size_t osu_oshm_verify(const void *buffer, size_t from, size_t to, unsigned seed, const char *name, const char *what) {
+  const unsigned char *data = buffer;
+  size_t errors = 0;
+  for (size_t j = from; j < to; ++j) {
+    const unsigned char expected = osu_oshm_pattern_byte(seed, j);
+    if (data[j] != expected) {
+      if (errors == 0) {
+        fprintf(stderr, "%s: PE %d: %s: byte %zu (of %zu..%zu) is 0x%02x, expected 0x%02x\n", name, this_pe, what, j,
+                from, to, data[j], expected);
+      }
+      ++errors;
+    }
+  }
+  return errors;
+}
+
+void osu_oshm_fail_on_errors(long errors, const char *name, const char *context) {
+  const double total = osu_oshm_sum((double)errors);
+  if (total == 0) return;
+  if (this_pe == 0) {
+    fprintf(stderr, "%s: data check failed (%s): %.0f wrong values over the PEs; stopping\n", name, context, total);
+  }
+  fflush(stdout);
+  fflush(stderr);
+  shmem_finalize();
+  exit(1);
+}
+
+void osu_oshm_check_size(long errors, const char *name, size_t bytes) {
+  char context[48];
+  snprintf(context, sizeof(context), "size %zu", bytes);
+  osu_oshm_fail_on_errors(errors, name, context);
+}
+
+void *osu_oshm_buffer(const struct osu_oshm_options *options, int which, size_t bytes) {
+  if (options->use_heap) return shmem_align(4096, bytes == 0 ? 1 : bytes);
+  if (which < 0 || which > 1 || bytes > OSU_OSHM_GLOBAL_BUFFER_SIZE) return NULL;
+  return global_buffers[which];
+}
+
+void osu_oshm_free_buffer(const struct osu_oshm_options *options, void *buffer) {
+  if (options->use_heap) shmem_free(buffer);
+}
+
+long *osu_oshm_psync(size_t count) {
+  long *psync = shmem_malloc(sizeof(long) * (count == 0 ? 1 : count));
+  if (psync == NULL) return NULL;
+  for (size_t i = 0; i < count; ++i) psync[i] = SHMEM_SYNC_VALUE;
+  return psync;
+}

@@ -274,9 +274,8 @@ void shmem_finalize(void) {
   g_state = nullptr;
   g_finalized = true;
   for (tern::engine::RemoteKey* key : s->remote_keys) tern::engine::RemoteKey::destroy(key);
-  tern::engine::MemRegion::unmap(s->data_region);
-  // The heap stays mapped: the program may still read symmetric objects it
-  // allocated (reading them after finalize is its business, crashing is not).
+  tern::engine::MemRegion::unmap(s->data_region);  // static data stays where it is, only shared no more
+  tern::engine::MemRegion::unmap(s->heap_region);
   s->job.reset();
   delete s;
 }

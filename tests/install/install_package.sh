@@ -6,6 +6,8 @@
 #   install_package.sh engine   find_package(Tern) + Tern::engine, P/bin/ternc++, pkg-config tern-engine
 #   install_package.sh mpi      find_package(Tern) + Tern::mpi, P/bin/mpicc, P/bin/mpicxx, pkg-config tern-mpi,
 #                               and P/bin/ternrun -n 2 when ternrun was installed
+#   install_package.sh shmem    find_package(Tern) + Tern::shmem, P/bin/oshcc, P/bin/oshcxx, pkg-config
+#                               tern-shmem, and P/bin/oshrun -n 2 when it was installed
 #
 # Environment (set by tests/install/CMakeLists.txt):
 #   TERN_BUILD_DIR     the build tree to install
@@ -17,7 +19,7 @@
 #   TERN_TEST_LDFLAGS  link flags the build type needs (sanitizer runtimes)
 set -euo pipefail
 
-mode="${1:?usage: install_package.sh engine|mpi}"
+mode="${1:?usage: install_package.sh engine|mpi|shmem}"
 build="${TERN_BUILD_DIR:?}"
 source_dir="${TERN_SOURCE_DIR:?}"
 consumers="${TERN_CONSUMERS:?}"
@@ -164,6 +166,34 @@ case "$mode" in
     if [[ -x "$prefix/$bindir/ternrun" ]]; then
       step "ternrun -n 2 hello (installed)"
       run_program "hello from rank 1 of 2" "$prefix/$bindir/ternrun" -n 2 --timeout 50 "$work/hello-mpicc"
+    fi
+    ;;
+
+  shmem)
+    hello="$consumers/shmem/hello.c"
+    cp "$hello" "$work/hello-shmem.cpp"
+    expected="hello from PE 0 of 1"
+    cmake_consumer shmem shmem_consumer "$expected"
+
+    check_installed_wrapper oshcc tern_shmem
+    step "oshcc hello.c (installed)"
+    quiet "$prefix/$bindir/oshcc" "$hello" "${test_ldflags[@]}" -o "$work/hello-oshcc"
+    run_program "$expected" "$work/hello-oshcc"
+    check_installed_wrapper oshcxx tern_shmem
+    step "oshcxx hello.cpp (installed)"
+    quiet "$prefix/$bindir/oshcxx" "$work/hello-shmem.cpp" "${test_ldflags[@]}" -o "$work/hello-oshcxx"
+    run_program "$expected" "$work/hello-oshcxx"
+
+    step "pkg-config --cflags --libs tern-shmem"
+    export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
+    read -r -a pc_flags <<<"$("$pkg_config" --cflags --libs tern-shmem)"
+    echo "${pc_flags[*]}"
+    quiet "$TERN_CC" "$hello" "${pc_flags[@]}" "${test_ldflags[@]}" -o "$work/hello-shmem-pkg-config"
+    run_program "$expected" "$work/hello-shmem-pkg-config"
+
+    if [[ -x "$prefix/$bindir/oshrun" ]]; then
+      step "oshrun -n 2 hello (installed)"
+      run_program "hello from PE 1 of 2" "$prefix/$bindir/oshrun" -n 2 --timeout 50 "$work/hello-oshcc"
     fi
     ;;
 

@@ -132,6 +132,14 @@ extern shmem_ctx_t SHMEM_CTX_DEFAULT;
   X(double, double) X(long double, longdouble)
 #define TERN_SHMEM_ARITH_REDUCE_TYPES(X) TERN_SHMEM_COMPARE_REDUCE_TYPES(X)
 
+/* Complex sum and product reductions: C, and C++ with the GNU complex types
+ * (layout-compatible with std::complex). */
+#if !defined(__cplusplus)
+#define TERN_SHMEM_COMPLEX_TYPES(X) X(double _Complex, complexd) X(float _Complex, complexf)
+#elif defined(__GNUC__)
+#define TERN_SHMEM_COMPLEX_TYPES(X) X(__complex__ double, complexd) X(__complex__ float, complexf)
+#endif
+
 /* Active-set reductions (*_to_all). */
 #define TERN_SHMEM_TO_ALL_BITWISE_TYPES(X) X(short, short) X(int, int) X(long, long) X(long long, longlong)
 #define TERN_SHMEM_TO_ALL_COMPARE_TYPES(X)                                                 \
@@ -359,6 +367,9 @@ TERN_SHMEM_RMA_TYPES(TERN_SHMEM_DECLARE_COLL)
 TERN_SHMEM_BITWISE_REDUCE_TYPES(TERN_SHMEM_DECLARE_REDUCE_BITWISE)
 TERN_SHMEM_COMPARE_REDUCE_TYPES(TERN_SHMEM_DECLARE_REDUCE_COMPARE)
 TERN_SHMEM_ARITH_REDUCE_TYPES(TERN_SHMEM_DECLARE_REDUCE_ARITH)
+#ifdef TERN_SHMEM_COMPLEX_TYPES
+TERN_SHMEM_COMPLEX_TYPES(TERN_SHMEM_DECLARE_REDUCE_ARITH)
+#endif
 
 /* --- Collectives (active sets, deprecated in 1.5 but everywhere) */
 void shmem_barrier_all(void);
@@ -397,6 +408,9 @@ void shmem_alltoalls64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t 
 TERN_SHMEM_TO_ALL_BITWISE_TYPES(TERN_SHMEM_DECLARE_TO_ALL_BITWISE)
 TERN_SHMEM_TO_ALL_COMPARE_TYPES(TERN_SHMEM_DECLARE_TO_ALL_COMPARE)
 TERN_SHMEM_TO_ALL_ARITH_TYPES(TERN_SHMEM_DECLARE_TO_ALL_ARITH)
+#ifdef TERN_SHMEM_COMPLEX_TYPES
+TERN_SHMEM_COMPLEX_TYPES(TERN_SHMEM_DECLARE_TO_ALL_ARITH)
+#endif
 
 /* --- Memory ordering */
 void shmem_fence(void);
@@ -412,20 +426,20 @@ void shmem_ctx_quiet(shmem_ctx_t ctx);
   size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,    \
                                      T cmp_value);                                                            \
   void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status, int cmp,                 \
-                                         T *cmp_values);                                                      \
+                                         const T *cmp_values);                                                      \
   size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status, int cmp,               \
-                                           T *cmp_values);                                                    \
+                                           const T *cmp_values);                                                    \
   size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status,      \
-                                            int cmp, T *cmp_values);                                          \
+                                            int cmp, const T *cmp_values);                                          \
   int shmem_##N##_test(T *ivar, int cmp, T cmp_value);                                                        \
   int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);                 \
   size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, T cmp_value);              \
   size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,          \
                                T cmp_value);                                                                  \
-  int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values);        \
-  size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values);     \
+  int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp, const T *cmp_values);        \
+  size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp, const T *cmp_values);     \
   size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,   \
-                                      T *cmp_values);
+                                      const T *cmp_values);
 TERN_SHMEM_P2P_TYPES(TERN_SHMEM_DECLARE_P2P)
 
 /* Deprecated: wait while *ivar == cmp_value. */

@@ -48,7 +48,15 @@
   X(long long, longlong, P) X(unsigned char, uchar, P) X(unsigned short, ushort, P)      \
   X(unsigned int, uint, P) X(unsigned long, ulong, P) X(unsigned long long, ulonglong, P)
 #define TERN_SHMEM_GENERIC_COMPARE_REDUCE_TYPES(X, P) TERN_SHMEM_GENERIC_RMA_TYPES(X, P)
+#if !defined(__cplusplus)
+#define TERN_SHMEM_GENERIC_ARITH_REDUCE_TYPES(X, P) \
+  TERN_SHMEM_GENERIC_RMA_TYPES(X, P) X(double _Complex, complexd, P) X(float _Complex, complexf, P)
+#elif defined(__GNUC__)
+#define TERN_SHMEM_GENERIC_ARITH_REDUCE_TYPES(X, P) \
+  TERN_SHMEM_GENERIC_RMA_TYPES(X, P) X(__complex__ double, complexd, P) X(__complex__ float, complexf, P)
+#else
 #define TERN_SHMEM_GENERIC_ARITH_REDUCE_TYPES(X, P) TERN_SHMEM_GENERIC_RMA_TYPES(X, P)
+#endif
 
 /* Bitwise reductions (and, or, xor): the unsigned types and int8_t..int64_t. */
 #define TERN_SHMEM_GENERIC_BITWISE_REDUCE_TYPES(X, P)                               \

@@ -78,34 +78,34 @@ extern "C" {
     return fetch("shmem_" #N "_atomic_fetch", source, pe);                                         \
   }                                                                                                \
   T shmem_ctx_##N##_atomic_fetch(shmem_ctx_t ctx, const T* source, int pe) {                       \
-    check_ctx("shmem_ctx_" #N "_atomic_fetch", ctx);                                               \
+    pe = ctx_world_pe("shmem_ctx_" #N "_atomic_fetch", ctx, pe);                                               \
     return fetch("shmem_ctx_" #N "_atomic_fetch", source, pe);                                     \
   }                                                                                                \
   void shmem_##N##_atomic_fetch_nbi(T* fetch_into, const T* source, int pe) {                      \
     deliver("shmem_" #N "_atomic_fetch_nbi", fetch_into, fetch("shmem_" #N "_atomic_fetch_nbi", source, pe)); \
   }                                                                                                \
   void shmem_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t ctx, T* fetch_into, const T* source, int pe) { \
-    check_ctx("shmem_ctx_" #N "_atomic_fetch_nbi", ctx);                                           \
+    pe = ctx_world_pe("shmem_ctx_" #N "_atomic_fetch_nbi", ctx, pe);                                           \
     deliver("shmem_ctx_" #N "_atomic_fetch_nbi", fetch_into,                                       \
             fetch("shmem_ctx_" #N "_atomic_fetch_nbi", source, pe));                               \
   }                                                                                                \
   void shmem_##N##_atomic_set(T* dest, T value, int pe) { set("shmem_" #N "_atomic_set", dest, value, pe); } \
   void shmem_ctx_##N##_atomic_set(shmem_ctx_t ctx, T* dest, T value, int pe) {                     \
-    check_ctx("shmem_ctx_" #N "_atomic_set", ctx);                                                 \
+    pe = ctx_world_pe("shmem_ctx_" #N "_atomic_set", ctx, pe);                                                 \
     set("shmem_ctx_" #N "_atomic_set", dest, value, pe);                                           \
   }                                                                                                \
   T shmem_##N##_atomic_swap(T* dest, T value, int pe) {                                            \
     return swap("shmem_" #N "_atomic_swap", dest, value, pe);                                      \
   }                                                                                                \
   T shmem_ctx_##N##_atomic_swap(shmem_ctx_t ctx, T* dest, T value, int pe) {                       \
-    check_ctx("shmem_ctx_" #N "_atomic_swap", ctx);                                                \
+    pe = ctx_world_pe("shmem_ctx_" #N "_atomic_swap", ctx, pe);                                                \
     return swap("shmem_ctx_" #N "_atomic_swap", dest, value, pe);                                  \
   }                                                                                                \
   void shmem_##N##_atomic_swap_nbi(T* fetch_into, T* dest, T value, int pe) {                      \
     deliver("shmem_" #N "_atomic_swap_nbi", fetch_into, swap("shmem_" #N "_atomic_swap_nbi", dest, value, pe)); \
   }                                                                                                \
   void shmem_ctx_##N##_atomic_swap_nbi(shmem_ctx_t ctx, T* fetch_into, T* dest, T value, int pe) { \
-    check_ctx("shmem_ctx_" #N "_atomic_swap_nbi", ctx);                                            \
+    pe = ctx_world_pe("shmem_ctx_" #N "_atomic_swap_nbi", ctx, pe);                                            \
     deliver("shmem_ctx_" #N "_atomic_swap_nbi", fetch_into,                                        \
             swap("shmem_ctx_" #N "_atomic_swap_nbi", dest, value, pe));                            \
   }
@@ -117,7 +117,7 @@ TERN_SHMEM_AMO_EXTENDED_TYPES(TERN_SHMEM_DEFINE_AMO_EXTENDED)
     return compare_swap("shmem_" #N "_atomic_compare_swap", dest, cond, value, pe);                             \
   }                                                                                                             \
   T shmem_ctx_##N##_atomic_compare_swap(shmem_ctx_t ctx, T* dest, T cond, T value, int pe) {                    \
-    check_ctx("shmem_ctx_" #N "_atomic_compare_swap", ctx);                                                     \
+    pe = ctx_world_pe("shmem_ctx_" #N "_atomic_compare_swap", ctx, pe);                                                     \
     return compare_swap("shmem_ctx_" #N "_atomic_compare_swap", dest, cond, value, pe);                         \
   }                                                                                                             \
   void shmem_##N##_atomic_compare_swap_nbi(T* fetch_into, T* dest, T cond, T value, int pe) {                   \
@@ -126,7 +126,7 @@ TERN_SHMEM_AMO_EXTENDED_TYPES(TERN_SHMEM_DEFINE_AMO_EXTENDED)
   }                                                                                                             \
   void shmem_ctx_##N##_atomic_compare_swap_nbi(shmem_ctx_t ctx, T* fetch_into, T* dest, T cond, T value,        \
                                                int pe) {                                                        \
-    check_ctx("shmem_ctx_" #N "_atomic_compare_swap_nbi", ctx);                                                 \
+    pe = ctx_world_pe("shmem_ctx_" #N "_atomic_compare_swap_nbi", ctx, pe);                                                 \
     deliver("shmem_ctx_" #N "_atomic_compare_swap_nbi", fetch_into,                                             \
             compare_swap("shmem_ctx_" #N "_atomic_compare_swap_nbi", dest, cond, value, pe));                   \
   }                                                                                                             \
@@ -134,7 +134,7 @@ TERN_SHMEM_AMO_EXTENDED_TYPES(TERN_SHMEM_DEFINE_AMO_EXTENDED)
     return fetch_add("shmem_" #N "_atomic_fetch_inc", dest, static_cast<T>(1), pe);                                          \
   }                                                                                                             \
   T shmem_ctx_##N##_atomic_fetch_inc(shmem_ctx_t ctx, T* dest, int pe) {                                        \
-    check_ctx("shmem_ctx_" #N "_atomic_fetch_inc", ctx);                                                        \
+    pe = ctx_world_pe("shmem_ctx_" #N "_atomic_fetch_inc", ctx, pe);                                                        \
     return fetch_add("shmem_ctx_" #N "_atomic_fetch_inc", dest, static_cast<T>(1), pe);                                      \
   }                                                                                                             \
   void shmem_##N##_atomic_fetch_inc_nbi(T* fetch_into, T* dest, int pe) {                                       \
@@ -142,20 +142,20 @@ TERN_SHMEM_AMO_EXTENDED_TYPES(TERN_SHMEM_DEFINE_AMO_EXTENDED)
             fetch_add("shmem_" #N "_atomic_fetch_inc_nbi", dest, static_cast<T>(1), pe));                                    \
   }                                                                                                             \
   void shmem_ctx_##N##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, T* fetch_into, T* dest, int pe) {                  \
-    check_ctx("shmem_ctx_" #N "_atomic_fetch_inc_nbi", ctx);                                                    \
+    pe = ctx_world_pe("shmem_ctx_" #N "_atomic_fetch_inc_nbi", ctx, pe);                                                    \
     deliver("shmem_ctx_" #N "_atomic_fetch_inc_nbi", fetch_into,                                                \
             fetch_add("shmem_ctx_" #N "_atomic_fetch_inc_nbi", dest, static_cast<T>(1), pe));                                \
   }                                                                                                             \
   void shmem_##N##_atomic_inc(T* dest, int pe) { (void)fetch_add("shmem_" #N "_atomic_inc", dest, static_cast<T>(1), pe); }  \
   void shmem_ctx_##N##_atomic_inc(shmem_ctx_t ctx, T* dest, int pe) {                                           \
-    check_ctx("shmem_ctx_" #N "_atomic_inc", ctx);                                                              \
+    pe = ctx_world_pe("shmem_ctx_" #N "_atomic_inc", ctx, pe);                                                              \
     (void)fetch_add("shmem_ctx_" #N "_atomic_inc", dest, static_cast<T>(1), pe);                                             \
   }                                                                                                             \
   T shmem_##N##_atomic_fetch_add(T* dest, T value, int pe) {                                                    \
     return fetch_add("shmem_" #N "_atomic_fetch_add", dest, value, pe);                                         \
   }                                                                                                             \
   T shmem_ctx_##N##_atomic_fetch_add(shmem_ctx_t ctx, T* dest, T value, int pe) {                               \
-    check_ctx("shmem_ctx_" #N "_atomic_fetch_add", ctx);                                                        \
+    pe = ctx_world_pe("shmem_ctx_" #N "_atomic_fetch_add", ctx, pe);                                                        \
     return fetch_add("shmem_ctx_" #N "_atomic_fetch_add", dest, value, pe);                                     \
   }                                                                                                             \
   void shmem_##N##_atomic_fetch_add_nbi(T* fetch_into, T* dest, T value, int pe) {                              \
@@ -163,7 +163,7 @@ TERN_SHMEM_AMO_EXTENDED_TYPES(TERN_SHMEM_DEFINE_AMO_EXTENDED)
             fetch_add("shmem_" #N "_atomic_fetch_add_nbi", dest, value, pe));                                   \
   }                                                                                                             \
   void shmem_ctx_##N##_atomic_fetch_add_nbi(shmem_ctx_t ctx, T* fetch_into, T* dest, T value, int pe) {         \
-    check_ctx("shmem_ctx_" #N "_atomic_fetch_add_nbi", ctx);                                                    \
+    pe = ctx_world_pe("shmem_ctx_" #N "_atomic_fetch_add_nbi", ctx, pe);                                                    \
     deliver("shmem_ctx_" #N "_atomic_fetch_add_nbi", fetch_into,                                                \
             fetch_add("shmem_ctx_" #N "_atomic_fetch_add_nbi", dest, value, pe));                               \
   }                                                                                                             \
@@ -171,7 +171,7 @@ TERN_SHMEM_AMO_EXTENDED_TYPES(TERN_SHMEM_DEFINE_AMO_EXTENDED)
     (void)fetch_add("shmem_" #N "_atomic_add", dest, value, pe);                                                \
   }                                                                                                             \
   void shmem_ctx_##N##_atomic_add(shmem_ctx_t ctx, T* dest, T value, int pe) {                                  \
-    check_ctx("shmem_ctx_" #N "_atomic_add", ctx);                                                              \
+    pe = ctx_world_pe("shmem_ctx_" #N "_atomic_add", ctx, pe);                                                              \
     (void)fetch_add("shmem_ctx_" #N "_atomic_add", dest, value, pe);                                            \
   }
 TERN_SHMEM_AMO_STANDARD_TYPES(TERN_SHMEM_DEFINE_AMO_STANDARD)
@@ -181,7 +181,7 @@ TERN_SHMEM_AMO_STANDARD_TYPES(TERN_SHMEM_DEFINE_AMO_STANDARD)
     return fetch_##OP("shmem_" #N "_atomic_fetch_" #OP, dest, value, pe);                                      \
   }                                                                                                            \
   T shmem_ctx_##N##_atomic_fetch_##OP(shmem_ctx_t ctx, T* dest, T value, int pe) {                             \
-    check_ctx("shmem_ctx_" #N "_atomic_fetch_" #OP, ctx);                                                      \
+    pe = ctx_world_pe("shmem_ctx_" #N "_atomic_fetch_" #OP, ctx, pe);                                                      \
     return fetch_##OP("shmem_ctx_" #N "_atomic_fetch_" #OP, dest, value, pe);                                  \
   }                                                                                                            \
   void shmem_##N##_atomic_fetch_##OP##_nbi(T* fetch_into, T* dest, T value, int pe) {                          \
@@ -189,7 +189,7 @@ TERN_SHMEM_AMO_STANDARD_TYPES(TERN_SHMEM_DEFINE_AMO_STANDARD)
             fetch_##OP("shmem_" #N "_atomic_fetch_" #OP "_nbi", dest, value, pe));                             \
   }                                                                                                            \
   void shmem_ctx_##N##_atomic_fetch_##OP##_nbi(shmem_ctx_t ctx, T* fetch_into, T* dest, T value, int pe) {     \
-    check_ctx("shmem_ctx_" #N "_atomic_fetch_" #OP "_nbi", ctx);                                               \
+    pe = ctx_world_pe("shmem_ctx_" #N "_atomic_fetch_" #OP "_nbi", ctx, pe);                                               \
     deliver("shmem_ctx_" #N "_atomic_fetch_" #OP "_nbi", fetch_into,                                           \
             fetch_##OP("shmem_ctx_" #N "_atomic_fetch_" #OP "_nbi", dest, value, pe));                         \
   }                                                                                                            \
@@ -197,7 +197,7 @@ TERN_SHMEM_AMO_STANDARD_TYPES(TERN_SHMEM_DEFINE_AMO_STANDARD)
     (void)fetch_##OP("shmem_" #N "_atomic_" #OP, dest, value, pe);                                             \
   }                                                                                                            \
   void shmem_ctx_##N##_atomic_##OP(shmem_ctx_t ctx, T* dest, T value, int pe) {                                \
-    check_ctx("shmem_ctx_" #N "_atomic_" #OP, ctx);                                                            \
+    pe = ctx_world_pe("shmem_ctx_" #N "_atomic_" #OP, ctx, pe);                                                            \
     (void)fetch_##OP("shmem_ctx_" #N "_atomic_" #OP, dest, value, pe);                                         \
   }
 #define TERN_SHMEM_DEFINE_AMO_BITWISE(T, N)                                          \

@@ -281,13 +281,16 @@ enum class Op { kAnd, kOr, kXor, kMax, kMin, kSum, kProd };
 template <typename T>
 using Wrapping = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 
+template <typename T>
+inline constexpr bool kComplex = std::is_same_v<T, __complex__ double> || std::is_same_v<T, __complex__ float>;
+
 template <typename T, Op op>
 inline T combine(T a, T b) noexcept {
   if constexpr (op == Op::kMax) {
     return b > a ? b : a;
   } else if constexpr (op == Op::kMin) {
     return b < a ? b : a;
-  } else if constexpr (std::is_floating_point_v<T>) {
+  } else if constexpr (std::is_floating_point_v<T> || kComplex<T>) {
     static_assert(op == Op::kSum || op == Op::kProd, "and, or and xor are for integer types only");
     if constexpr (op == Op::kSum) return a + b;
     else return a * b;
@@ -490,6 +493,7 @@ TERN_SHMEM_RMA_TYPES(TERN_SHMEM_DEFINE_COLL)
 TERN_SHMEM_BITWISE_REDUCE_TYPES(TERN_SHMEM_DEFINE_REDUCE_BITWISE)
 TERN_SHMEM_COMPARE_REDUCE_TYPES(TERN_SHMEM_DEFINE_REDUCE_COMPARE)
 TERN_SHMEM_ARITH_REDUCE_TYPES(TERN_SHMEM_DEFINE_REDUCE_ARITH)
+TERN_SHMEM_COMPLEX_TYPES(TERN_SHMEM_DEFINE_REDUCE_ARITH)
 
 // --- Active sets (deprecated in 1.5, still what most SHMEM programs call).
 
@@ -551,5 +555,6 @@ TERN_SHMEM_DEFINE_ACTIVE_SET(64)
 TERN_SHMEM_TO_ALL_BITWISE_TYPES(TERN_SHMEM_DEFINE_TO_ALL_BITWISE)
 TERN_SHMEM_TO_ALL_COMPARE_TYPES(TERN_SHMEM_DEFINE_TO_ALL_COMPARE)
 TERN_SHMEM_TO_ALL_ARITH_TYPES(TERN_SHMEM_DEFINE_TO_ALL_ARITH)
+TERN_SHMEM_COMPLEX_TYPES(TERN_SHMEM_DEFINE_TO_ALL_ARITH)
 
 }  // extern "C"

@@ -47,7 +47,7 @@ void heap_setup(State& s) {
 void* heap_allocate(State& s, std::size_t alignment, std::size_t size) noexcept {
   if (size == 0) return nullptr;
   if (alignment < kMinAlignment) alignment = kMinAlignment;
-  if (size > s.heap_size) return nullptr;
+  if (size > s.heap_size || alignment > kHeapAlignment) return nullptr;
   size = (size + kMinAlignment - 1) & ~(kMinAlignment - 1);
   std::lock_guard lock(s.heap_mutex);
   Allocator& a = *g_allocator;

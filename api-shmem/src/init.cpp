@@ -90,6 +90,9 @@ void map_regions(State& s) {
   engine::MemMapParams heap;
   heap.length = s.control_bytes + user_size;
   heap.flags = engine::kMemAllocate;
+  // Offsets are the same on every PE; aligned bases make an aligned offset
+  // an aligned address everywhere (shmem_align).
+  heap.alignment = kHeapAlignment;
   if (engine::MemRegion::map(heap, s.heap_region) != Status::Ok) {
     init_failed(&s, "cannot map the symmetric heap (see the log line above; SHMEM_SYMMETRIC_SIZE sets its size)");
   }

@@ -72,7 +72,7 @@ inline void put_signal_bytes(const char* function, void* dest, const void* sourc
 
 using namespace tern::shmem;
 
-#define TERN_CTX_CHECK(name) check_ctx(name, ctx)
+#define TERN_CTX_CHECK(name) pe = ctx_world_pe(name, ctx, pe)
 
 extern "C" {
 

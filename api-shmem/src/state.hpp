@@ -46,6 +46,9 @@ inline constexpr unsigned kSlotShared = 1;
 inline constexpr unsigned kSlotActiveSet = 2;
 inline constexpr unsigned kSlotFirstTeam = 3;
 inline constexpr unsigned kSlots = 64;
+// Every PE's heap starts at an address aligned this much: the largest
+// alignment shmem_align can give.
+inline constexpr std::size_t kHeapAlignment = std::size_t{2} << 20;
 
 // Where one PE's symmetric regions are mapped in this process (null when it
 // cannot be reached from here).
@@ -186,6 +189,9 @@ void release_teams() noexcept;
 tern_shmem_team& checked_team(const char* function, shmem_team_t team);
 // Checks a context handle (fails naming the call when invalid).
 void check_ctx(const char* function, shmem_ctx_t ctx);
+// The world PE that PE `pe` of the context's team is (a context made from a
+// team numbers PEs as the team does); checks the context and the PE.
+int ctx_world_pe(const char* function, shmem_ctx_t ctx, int pe);
 
 // --- Symmetric heap (heap.cpp).
 void heap_setup(State& s);

@@ -126,6 +126,16 @@ void check_ctx(const char* function, shmem_ctx_t ctx) {
   }
 }
 
+int ctx_world_pe(const char* function, shmem_ctx_t ctx, int pe) {
+  check_ctx(function, ctx);
+  const tern_shmem_team* team = ctx->team;
+  if (TERN_LIKELY(team == &g_team_world)) return pe;
+  if (pe < 0 || static_cast<std::size_t>(pe) >= team->members.size()) {
+    fail(function, "PE %d is out of range for the context's team (PEs 0..%zu)", pe, team->members.size() - 1);
+  }
+  return team->members[static_cast<std::size_t>(pe)];
+}
+
 }  // namespace tern::shmem
 
 using namespace tern::shmem;

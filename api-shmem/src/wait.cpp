@@ -149,15 +149,15 @@ extern "C" {
     return wait_some("shmem_" #N "_wait_until_some", ivars, nelems, indices, status, cmp, cmp_value,           \
                      static_cast<const T*>(nullptr));                                                          \
   }                                                                                                            \
-  void shmem_##N##_wait_until_all_vector(T* ivars, size_t nelems, const int* status, int cmp, T* cmp_values) { \
+  void shmem_##N##_wait_until_all_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values) { \
     wait_all("shmem_" #N "_wait_until_all_vector", ivars, nelems, status, cmp, static_cast<T>(0), cmp_values);               \
   }                                                                                                            \
   size_t shmem_##N##_wait_until_any_vector(T* ivars, size_t nelems, const int* status, int cmp,                \
-                                           T* cmp_values) {                                                    \
+                                           const T* cmp_values) {                                                    \
     return wait_any("shmem_" #N "_wait_until_any_vector", ivars, nelems, status, cmp, static_cast<T>(0), cmp_values);        \
   }                                                                                                            \
   size_t shmem_##N##_wait_until_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status,       \
-                                            int cmp, T* cmp_values) {                                          \
+                                            int cmp, const T* cmp_values) {                                          \
     return wait_some("shmem_" #N "_wait_until_some_vector", ivars, nelems, indices, status, cmp, static_cast<T>(0),          \
                      cmp_values);                                                                              \
   }                                                                                                            \
@@ -181,16 +181,16 @@ extern "C" {
     return test_some("shmem_" #N "_test_some", ivars, nelems, indices, status, cmp, cmp_value,                 \
                      static_cast<const T*>(nullptr));                                                          \
   }                                                                                                            \
-  int shmem_##N##_test_all_vector(T* ivars, size_t nelems, const int* status, int cmp, T* cmp_values) {        \
+  int shmem_##N##_test_all_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values) {        \
     check_ivars("shmem_" #N "_test_all_vector", ivars, nelems, cmp);                                           \
     return test_all("shmem_" #N "_test_all_vector", ivars, nelems, status, cmp, static_cast<T>(0), cmp_values) ? 1 : 0;      \
   }                                                                                                            \
-  size_t shmem_##N##_test_any_vector(T* ivars, size_t nelems, const int* status, int cmp, T* cmp_values) {     \
+  size_t shmem_##N##_test_any_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values) {     \
     check_ivars("shmem_" #N "_test_any_vector", ivars, nelems, cmp);                                           \
     return test_any("shmem_" #N "_test_any_vector", ivars, nelems, status, cmp, static_cast<T>(0), cmp_values);              \
   }                                                                                                            \
   size_t shmem_##N##_test_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp,    \
-                                      T* cmp_values) {                                                         \
+                                      const T* cmp_values) {                                                         \
     check_ivars("shmem_" #N "_test_some_vector", ivars, nelems, cmp);                                          \
     return test_some("shmem_" #N "_test_some_vector", ivars, nelems, indices, status, cmp, static_cast<T>(0), cmp_values);   \
   }

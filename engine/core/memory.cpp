@@ -72,11 +72,32 @@ Status fail(const char* what, std::size_t length, int fd) noexcept {
   return status_from_errno(error);
 }
 
-Status allocate(std::size_t length, void*& base, int& fd) noexcept {
+// `alignment`: a power of two, at least the page size. A larger one is had by
+// reserving alignment more address space than needed and mapping the file
+// at the aligned address inside it, then giving back the rest.
+Status allocate(std::size_t length, std::size_t alignment, void*& base, int& fd) noexcept {
   fd = create_memfd(length);
   if (fd < 0) return fail("memfd_create", length, -1);
-  base = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
-  if (base == MAP_FAILED) return fail("mmap", length, fd);
+  const std::size_t page = page_size();
+  if (alignment <= page) {
+    base = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    if (base == MAP_FAILED) return fail("mmap", length, fd);
+  } else {
+    const std::size_t span = length + alignment;
+    void* reserved = mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (reserved == MAP_FAILED) return fail("mmap (reserving aligned address space)", length, fd);
+    const auto start = reinterpret_cast<uintptr_t>(reserved);
+    const uintptr_t aligned = (start + alignment - 1) & ~(alignment - 1);
+    base = mmap(reinterpret_cast<void*>(aligned), length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED,
+                fd, 0);
+    if (base == MAP_FAILED) {
+      munmap(reserved, span);
+      return fail("mmap", length, fd);
+    }
+    if (aligned > start) munmap(reserved, aligned - start);
+    const uintptr_t end = aligned + length;
+    if (start + span > end) munmap(reinterpret_cast<void*>(end), start + span - end);
+  }
   (void)runtime::place_near_self(base, length);  // its owner's node, as pages are touched
   return Status::Ok;
 }
@@ -117,8 +138,10 @@ Status MemRegion::map(const MemMapParams& params, MemRegion*& region) {
   int fd = -1;
   Status status = Status::InvalidParam;
   if (params.flags == kMemAllocate) {
+    const std::size_t alignment = params.alignment;
+    if ((alignment & (alignment - 1)) != 0 || alignment > (std::size_t{1} << 30)) return Status::InvalidParam;
     length = align_up(length, page);
-    status = allocate(length, base, fd);
+    status = allocate(length, alignment, base, fd);
   } else if (params.flags == kMemShareExisting) {
     const auto address = reinterpret_cast<uintptr_t>(params.address);
     if (address == 0 || address % page != 0 || length % page != 0 || address > UINTPTR_MAX - length) {

@@ -31,6 +31,9 @@ struct MemMapParams {
   void* address = nullptr;
   std::size_t length = 0;
   unsigned flags = kMemAllocate;
+  // kMemAllocate: the base's alignment, a power of two up to 1 GiB (0 or
+  // anything up to the page size: page aligned).
+  std::size_t alignment = 0;
 };
 
 // A region of this process's memory that peers may map. Owned by the caller

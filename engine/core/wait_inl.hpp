@@ -2,16 +2,21 @@
 // while when idle, then sleep on the wakeup fd (TERN_WAIT_MODE).
 #pragma once
 
+#include <sched.h>
+
 #include "core/worker_impl.hpp"
 #include "tern/runtime/compiler.hpp"
 
 namespace tern::engine {
+
+inline constexpr unsigned kYieldsBeforeSleep = 50;
 
 template <typename Done>
 void WorkerImpl::wait_until(Done&& done) {
   const runtime::WaitMode mode = params_.config.wait_mode;
   const std::size_t spin_limit = params_.config.spin_count != 0 ? params_.config.spin_count : 20000;
   std::size_t idle_polls = 0;
+  unsigned yields = 0;
   for (;;) {
     const uint64_t completions_seen = thread_safe_ ? completions_.load(std::memory_order_seq_cst) : 0;
     {
@@ -27,6 +32,17 @@ void WorkerImpl::wait_until(Done&& done) {
       continue;
     }
     idle_polls = 0;
+    // Before sleeping, hand the core to whoever else is runnable on it: when
+    // ranks outnumber cores that is usually the peer we wait for, and it
+    // answers within its time slice instead of after a wakeup round trip.
+    // With nothing else runnable a yield returns at once, so this costs a
+    // few microseconds of polling before the sleep.
+    if (yields < kYieldsBeforeSleep) {
+      ++yields;
+      sched_yield();
+      continue;
+    }
+    yields = 0;
     // Sends waiting for room in a peer's FIFO get no wakeup when the peer
     // drains it, so sleep briefly while any are queued. The long timeout
     // otherwise is only a safety net: every event we wait for wakes us.

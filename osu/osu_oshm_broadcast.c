@@ -20,11 +20,9 @@ int main(int argc, char **argv) {
   const int me = shmem_my_pe();
   const int npes = shmem_n_pes();
 
-  struct osu_oshm_options options = {8, OSU_OSHM_MAX_MESSAGE_SIZE, 1000, 100, 100, 10, 1, 1, 0};
-  const int exit_code =
-      osu_oshm_begin(argc, argv, NAME, &options, OSU_OSHM_ACCEPT_SIZES | OSU_OSHM_ACCEPT_FULL, OSU_OSHM_PES_MANY);
+  struct osu_oshm_options options;
+  const int exit_code = osu_oshm_collective_begin(argc, argv, NAME, &options, 8);
   if (exit_code >= 0) return exit_code;
-  options.min_size = options.min_size < 8 ? 8 : (options.min_size + 7) / 8 * 8;
   int64_t *source = osu_oshm_buffer(&options, 0, options.max_size);
   int64_t *dest = osu_oshm_buffer(&options, 1, options.max_size);
   long *psync[2] = {osu_oshm_psync(SHMEM_BCAST_SYNC_SIZE), osu_oshm_psync(SHMEM_BCAST_SYNC_SIZE)};
@@ -36,9 +34,7 @@ int main(int argc, char **argv) {
   if (me == 0) {
     osu_oshm_print_header("OSU OpenSHMEM Broadcast Latency Test");
     printf("# [ PEs: %d ] [ root: %d ]\n", npes, ROOT);
-    printf("%-10s%*s%*s%*s%*s\n", "# Size", OSU_OSHM_FIELD_WIDTH, "Avg Latency(us)", OSU_OSHM_FIELD_WIDTH,
-           "Min Latency(us)", OSU_OSHM_FIELD_WIDTH, "Max Latency(us)", 12, "Iterations");
-    fflush(stdout);
+    osu_oshm_print_collective_columns();
   }
 
   unsigned seed = 0;
@@ -73,23 +69,10 @@ int main(int argc, char **argv) {
       shmem_barrier_all();
     }
     if (me != ROOT) errors += (long)osu_oshm_verify(dest, 8, bytes, seed + 1, NAME, "bytes broadcast by the root");
-    osu_oshm_check_size(errors, NAME, bytes);
-
-    double avg = 0, min = 0, max = 0;
-    osu_oshm_stats(timer / iterations, &avg, &min, &max);
-    if (me == 0) {
-      printf("%-10zu%*.*f%*.*f%*.*f%*d\n", bytes, OSU_OSHM_FIELD_WIDTH, OSU_OSHM_FLOAT_PRECISION, avg,
-             OSU_OSHM_FIELD_WIDTH, OSU_OSHM_FLOAT_PRECISION, min, OSU_OSHM_FIELD_WIDTH, OSU_OSHM_FLOAT_PRECISION, max,
-             12, iterations);
-      fflush(stdout);
-    }
+    osu_oshm_collective_report(errors, NAME, bytes, timer, iterations);
     if (bytes >= options.max_size) break;
   }
 
-  shmem_free(psync[1]);
-  shmem_free(psync[0]);
-  osu_oshm_free_buffer(&options, dest);
-  osu_oshm_free_buffer(&options, source);
-  osu_oshm_end();
+  osu_oshm_collective_end(&options, psync, dest, source);
   return 0;
 }

@@ -18,12 +18,9 @@ int main(int argc, char **argv) {
   const int me = shmem_my_pe();
   const int npes = shmem_n_pes();
 
-  struct osu_oshm_options options = {8, OSU_OSHM_MAX_MESSAGE_SIZE, 1000, 100, 100, 10, 1, 1, 0};
-  const int exit_code =
-      osu_oshm_begin(argc, argv, NAME, &options, OSU_OSHM_ACCEPT_SIZES | OSU_OSHM_ACCEPT_FULL, OSU_OSHM_PES_MANY);
+  struct osu_oshm_options options;
+  const int exit_code = osu_oshm_collective_begin(argc, argv, NAME, &options, sizeof(long));
   if (exit_code >= 0) return exit_code;
-  options.min_size = options.min_size < sizeof(long) ? sizeof(long)
-                                                     : (options.min_size + sizeof(long) - 1) / sizeof(long) * sizeof(long);
   const size_t max_elements = options.max_size / sizeof(long);
   const size_t work_elements =
       max_elements / 2 + 1 > SHMEM_REDUCE_MIN_WRKDATA_SIZE ? max_elements / 2 + 1 : SHMEM_REDUCE_MIN_WRKDATA_SIZE;
@@ -39,9 +36,7 @@ int main(int argc, char **argv) {
   if (me == 0) {
     osu_oshm_print_header("OSU OpenSHMEM Reduce Latency Test");
     printf("# [ PEs: %d ] [ operation: shmem_long_sum_to_all ]\n", npes);
-    printf("%-10s%*s%*s%*s%*s\n", "# Size", OSU_OSHM_FIELD_WIDTH, "Avg Latency(us)", OSU_OSHM_FIELD_WIDTH,
-           "Min Latency(us)", OSU_OSHM_FIELD_WIDTH, "Max Latency(us)", 12, "Iterations");
-    fflush(stdout);
+    osu_oshm_print_collective_columns();
   }
 
   const long pe_sum = (long)npes * (npes + 1) / 2; /* sum of me + 1 over the PEs */
@@ -84,25 +79,12 @@ int main(int argc, char **argv) {
         ++errors;
       }
     }
-    osu_oshm_check_size(errors, NAME, bytes);
-
-    double avg = 0, min = 0, max = 0;
-    osu_oshm_stats(timer / iterations, &avg, &min, &max);
-    if (me == 0) {
-      printf("%-10zu%*.*f%*.*f%*.*f%*d\n", bytes, OSU_OSHM_FIELD_WIDTH, OSU_OSHM_FLOAT_PRECISION, avg,
-             OSU_OSHM_FIELD_WIDTH, OSU_OSHM_FLOAT_PRECISION, min, OSU_OSHM_FIELD_WIDTH, OSU_OSHM_FLOAT_PRECISION, max,
-             12, iterations);
-      fflush(stdout);
-    }
+    osu_oshm_collective_report(errors, NAME, bytes, timer, iterations);
     if (bytes >= options.max_size) break;
   }
 
-  shmem_free(psync[1]);
-  shmem_free(psync[0]);
   shmem_free(work[1]);
   shmem_free(work[0]);
-  osu_oshm_free_buffer(&options, dest);
-  osu_oshm_free_buffer(&options, source);
-  osu_oshm_end();
+  osu_oshm_collective_end(&options, psync, dest, source);
   return 0;
 }

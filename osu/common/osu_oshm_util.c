@@ -5,6 +5,7 @@
 #include "osu_oshm_util.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,4 +290,210 @@ long *osu_oshm_psync(size_t count) {
   if (psync == NULL) return NULL;
   for (size_t i = 0; i < count; ++i) psync[i] = SHMEM_SYNC_VALUE;
   return psync;
+}
+
+int osu_oshm_collective_begin(int argc, char **argv, const char *name, struct osu_oshm_options *options,
+                              size_t element) {
+  *options = (struct osu_oshm_options){8, OSU_OSHM_MAX_MESSAGE_SIZE, 1000, 100, 100, 10, 1, 1, 0};
+  const int exit_code =
+      osu_oshm_begin(argc, argv, name, options, OSU_OSHM_ACCEPT_SIZES | OSU_OSHM_ACCEPT_FULL, OSU_OSHM_PES_MANY);
+  if (exit_code >= 0) return exit_code;
+  options->min_size = options->min_size < element ? element : (options->min_size + element - 1) / element * element;
+  return -1;
+}
+
+void osu_oshm_print_collective_columns(void) {
+  printf("%-10s%*s%*s%*s%*s\n", "# Size", OSU_OSHM_FIELD_WIDTH, "Avg Latency(us)", OSU_OSHM_FIELD_WIDTH,
+         "Min Latency(us)", OSU_OSHM_FIELD_WIDTH, "Max Latency(us)", 12, "Iterations");
+  fflush(stdout);
+}
+
+void osu_oshm_collective_report(long errors, const char *name, size_t bytes, double timer, int iterations) {
+  osu_oshm_check_size(errors, name, bytes);
+  double avg = 0, min = 0, max = 0;
+  osu_oshm_stats(timer / iterations, &avg, &min, &max);
+  if (this_pe == 0) {
+    printf("%-10zu%*.*f%*.*f%*.*f%*d\n", bytes, OSU_OSHM_FIELD_WIDTH, OSU_OSHM_FLOAT_PRECISION, avg,
+           OSU_OSHM_FIELD_WIDTH, OSU_OSHM_FLOAT_PRECISION, min, OSU_OSHM_FIELD_WIDTH, OSU_OSHM_FLOAT_PRECISION, max, 12,
+           iterations);
+    fflush(stdout);
+  }
+}
+
+void osu_oshm_collective_end(const struct osu_oshm_options *options, long *psync[2], void *dest, void *source) {
+  shmem_free(psync[1]);
+  shmem_free(psync[0]);
+  osu_oshm_free_buffer(options, dest);
+  osu_oshm_free_buffer(options, source);
+  osu_oshm_end();
+}
+
+int osu_oshm_collect_latency(int argc, char **argv, const char *name, const char *title, osu_oshm_collect_fn collect) {
+  shmem_init();
+  const int me = shmem_my_pe();
+  const int npes = shmem_n_pes();
+
+  struct osu_oshm_options options;
+  const int exit_code = osu_oshm_collective_begin(argc, argv, name, &options, 8);
+  if (exit_code >= 0) return exit_code;
+  int64_t *source = osu_oshm_buffer(&options, 0, options.max_size);
+  int64_t *dest = osu_oshm_buffer(&options, 1, options.max_size * (size_t)npes);
+  long *psync[2] = {osu_oshm_psync(SHMEM_COLLECT_SYNC_SIZE), osu_oshm_psync(SHMEM_COLLECT_SYNC_SIZE)};
+  if (source == NULL || dest == NULL || psync[0] == NULL || psync[1] == NULL) {
+    fprintf(stderr, "%s: PE %d: no symmetric memory for %zu-byte buffers\n", name, me, options.max_size * (size_t)npes);
+    shmem_global_exit(1);
+  }
+  shmem_barrier_all();
+  if (me == 0) {
+    osu_oshm_print_header(title);
+    printf("# [ PEs: %d ]\n", npes);
+    osu_oshm_print_collective_columns();
+  }
+
+  unsigned base = 0;
+  for (size_t bytes = options.min_size; bytes <= options.max_size; bytes *= 2, base += 7) {
+    const int iterations = osu_oshm_iterations(&options, bytes);
+    const int skip = osu_oshm_skip(&options, bytes);
+    const size_t elements = bytes / 8;
+    /* PE p sends pattern base + 1 + p % 200 over what all hold, pattern base + 255. */
+    osu_oshm_fill(source, bytes, base + 1 + (unsigned)(me % 200));
+    osu_oshm_fill(dest, bytes * (size_t)npes, base + 255);
+    shmem_barrier_all();
+
+    long errors = 0;
+    double timer = 0;
+    for (int i = 0; i < iterations + skip; ++i) {
+      const int64_t stamp = ((int64_t)(i + 1) << 24) + ((int64_t)base << 12);
+      source[0] = stamp + me;
+      const double start = osu_oshm_time_us();
+      collect(dest, source, elements, 0, 0, npes, psync[i % 2]);
+      const double stop = osu_oshm_time_us();
+      if (i >= skip) timer += stop - start;
+      for (int pe = 0; pe < npes; ++pe) {
+        if (dest[(size_t)pe * elements] != stamp + pe) {
+          if (errors == 0) {
+            fprintf(stderr, "%s: PE %d: size %zu, call %d: first element from PE %d is %lld, expected %lld\n", name,
+                    me, bytes, i, pe, (long long)dest[(size_t)pe * elements], (long long)(stamp + pe));
+          }
+          ++errors;
+        }
+      }
+      shmem_barrier_all();
+    }
+    for (int pe = 0; pe < npes; ++pe) {
+      errors += (long)osu_oshm_verify((const char *)dest + (size_t)pe * bytes, 8, bytes,
+                                      base + 1 + (unsigned)(pe % 200), name, "bytes collected");
+    }
+    osu_oshm_collective_report(errors, name, bytes, timer, iterations);
+    if (bytes >= options.max_size) break;
+  }
+
+  osu_oshm_collective_end(&options, psync, dest, source);
+  return 0;
+}
+
+/* Bytes past the message that must stay untouched, to catch overruns. */
+#define RMA_GUARD 64
+
+typedef void (*rma_fn)(void *dest, const void *source, size_t nelems, int pe);
+
+/* PE 0's timed loop with a blocking routine; a put is not complete until
+ * shmem_quiet, so each one pays for its quiet as in OMB. */
+static double time_blocking(rma_fn rma, int quiet_each, char *target, const char *source, size_t bytes, int iterations,
+                            int skip) {
+  double start = 0;
+  for (int i = 0; i < iterations + skip; ++i) {
+    if (i == skip) start = osu_oshm_time_us();
+    rma(target, source, bytes, 1);
+    if (quiet_each) shmem_quiet();
+  }
+  return osu_oshm_time_us() - start;
+}
+
+/* PE 0's timed loop with an _nbi routine: a quiet per `window` calls and one
+ * after the last, so that the time covers completed transfers only. */
+static double time_nbi(rma_fn rma, int window, char *target, const char *source, size_t bytes, int iterations,
+                       int skip) {
+  for (int i = 0; i < skip; ++i) {
+    rma(target, source, bytes, 1);
+    if ((i + 1) % window == 0) shmem_quiet();
+  }
+  shmem_quiet();
+  const double start = osu_oshm_time_us();
+  for (int i = 0; i < iterations; ++i) {
+    rma(target, source, bytes, 1);
+    if ((i + 1) % window == 0) shmem_quiet();
+  }
+  if (iterations % window != 0) shmem_quiet();
+  return osu_oshm_time_us() - start;
+}
+
+int osu_oshm_rma_latency(int argc, char **argv, const struct osu_oshm_rma_test *test) {
+  shmem_init();
+  const int me = shmem_my_pe();
+  const char *name = test->name;
+  const int put = test->direction == OSU_OSHM_RMA_PUT;
+
+  struct osu_oshm_options options = {1, OSU_OSHM_MAX_MESSAGE_SIZE, 10000, 1000, 100, 10, 1, 1,
+                                     OSU_OSHM_GLOBAL_BUFFER_SIZE - RMA_GUARD};
+  const unsigned accepts = OSU_OSHM_ACCEPT_SIZES | OSU_OSHM_ACCEPT_MEMORY | (test->nbi ? OSU_OSHM_ACCEPT_WINDOW : 0u);
+  const int exit_code = osu_oshm_begin(argc, argv, name, &options, accepts, OSU_OSHM_PES_TWO);
+  if (exit_code >= 0) return exit_code;
+  const rma_fn rma = test->nbi ? (put ? shmem_putmem_nbi : shmem_getmem_nbi) : (put ? shmem_putmem : shmem_getmem);
+  /* The PE whose `source` holds the message; the other one checks its `target`. */
+  const int sender = put ? 0 : 1;
+  char *source = osu_oshm_buffer(&options, 0, options.max_size + RMA_GUARD);
+  char *target = osu_oshm_buffer(&options, 1, options.max_size + RMA_GUARD);
+  if (source == NULL || target == NULL) {
+    fprintf(stderr, "%s: PE %d: no symmetric memory for %zu-byte buffers\n", name, me, options.max_size + RMA_GUARD);
+    shmem_global_exit(1);
+  }
+  if (me == 0) {
+    osu_oshm_print_header(test->title);
+    if (test->nbi) {
+      printf("# [ memory: %s ] [ window: %d ]\n", options.use_heap ? "heap" : "global", options.window);
+    } else {
+      printf("# [ memory: %s ]\n", options.use_heap ? "heap" : "global");
+    }
+    printf("%-10s%*s\n", "# Size", OSU_OSHM_FIELD_WIDTH, "Latency (us)");
+    fflush(stdout);
+  }
+
+  unsigned seed = 0;
+  for (size_t bytes = options.min_size; bytes <= options.max_size; bytes = bytes == 0 ? 1 : bytes * 2, seed += 2) {
+    const int iterations = osu_oshm_iterations(&options, bytes);
+    const int skip = osu_oshm_skip(&options, bytes);
+    /* The sender's pattern seed + 1 goes over what the receiver holds, pattern seed + 2. */
+    if (me == sender) {
+      osu_oshm_fill(source, bytes, seed + 1);
+    } else {
+      osu_oshm_fill(target, bytes + RMA_GUARD, seed + 2);
+    }
+    shmem_barrier_all();
+
+    double elapsed = 0;
+    if (me == 0) {
+      elapsed = test->nbi ? time_nbi(rma, options.window, target, source, bytes, iterations, skip)
+                          : time_blocking(rma, put, target, source, bytes, iterations, skip);
+    }
+    shmem_barrier_all();
+
+    long errors = 0;
+    if (me != sender) {
+      const char *what = put ? "bytes put by PE 0" : "bytes got from PE 1";
+      errors += (long)osu_oshm_verify(target, 0, bytes, seed + 1, name, what);
+      errors += (long)osu_oshm_verify(target, bytes, bytes + RMA_GUARD, seed + 2, name, "bytes past the message");
+    }
+    osu_oshm_check_size(errors, name, bytes);
+    if (me == 0) {
+      printf("%-10zu%*.*f\n", bytes, OSU_OSHM_FIELD_WIDTH, OSU_OSHM_FLOAT_PRECISION, elapsed / iterations);
+      fflush(stdout);
+    }
+    if (bytes == options.max_size) break;
+  }
+
+  osu_oshm_free_buffer(&options, target);
+  osu_oshm_free_buffer(&options, source);
+  osu_oshm_end();
+  return 0;
 }

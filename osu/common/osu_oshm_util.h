@@ -2,7 +2,8 @@
  * timing, statistics over the PEs, data patterns and checks.
  * Standard C11 and OpenSHMEM 1.4 (shmem.h) only, so the benchmarks build
  * with Tern's or any other OpenSHMEM's oshcc. Call osu_oshm_begin right
- * after shmem_init. */
+ * after shmem_init; the whole-benchmark functions at the end (RMA latency,
+ * collect latency) call shmem_init themselves. */
 #ifndef TERN_OSU_OSHM_UTIL_H
 #define TERN_OSU_OSHM_UTIL_H
 
@@ -108,5 +109,54 @@ void osu_oshm_free_buffer(const struct osu_oshm_options *options, void *buffer);
 /* Symmetric pSync array of `count` longs set to SHMEM_SYNC_VALUE; the caller
  * must shmem_barrier_all before its first use. Null when out of memory. */
 long *osu_oshm_psync(size_t count);
+
+/* Shared by the collective benchmarks (broadcast, collect, fcollect, reduce). */
+
+/* osu_oshm_begin with the collective defaults (sizes 8 bytes to
+ * OSU_OSHM_MAX_MESSAGE_SIZE, 1000/100 iterations, 100/10 warm-ups; -m, -f),
+ * for 2 or more PEs; then rounds the smallest size up to a whole number of
+ * `element`-byte elements, since the routines count elements. Same return
+ * value as osu_oshm_begin. */
+int osu_oshm_collective_begin(int argc, char **argv, const char *name, struct osu_oshm_options *options,
+                              size_t element);
+
+/* The column line under the configuration line (call on PE 0). */
+void osu_oshm_print_collective_columns(void);
+
+/* End of one size, collective: stops on data errors (osu_oshm_check_size),
+ * then PE 0 prints the average, minimum and maximum over the PEs of
+ * `timer` / `iterations`, the mean time per call. */
+void osu_oshm_collective_report(long errors, const char *name, size_t bytes, double timer, int iterations);
+
+/* Frees the two pSync arrays and the two buffers of a collective benchmark,
+ * then ends as osu_oshm_end does. Collective. */
+void osu_oshm_collective_end(const struct osu_oshm_options *options, long *psync[2], void *dest, void *source);
+
+/* Signature of shmem_collect64 and shmem_fcollect64. */
+typedef void (*osu_oshm_collect_fn)(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride,
+                                    int PE_size, long *pSync);
+
+/* The whole of osu_oshm_collect and osu_oshm_fcollect, which differ only in
+ * the routine timed: calls shmem_init, runs the benchmark described in
+ * osu_oshm_collect.c with `collect`, and returns main's exit code. */
+int osu_oshm_collect_latency(int argc, char **argv, const char *name, const char *title, osu_oshm_collect_fn collect);
+
+/* Shared by the one-sided latency benchmarks (put, get, put_nb, get_nb). */
+
+enum osu_oshm_rma_direction {
+  OSU_OSHM_RMA_PUT, /* PE 0 writes into PE 1, which checks the data */
+  OSU_OSHM_RMA_GET, /* PE 0 reads from PE 1 and checks the data */
+};
+
+struct osu_oshm_rma_test {
+  const char *name;  /* program name, for messages */
+  const char *title; /* header line */
+  enum osu_oshm_rma_direction direction;
+  int nbi; /* 1: the _nbi routine with a shmem_quiet per window (-W); 0: the blocking one */
+};
+
+/* The whole of the four benchmarks, as their header comments describe:
+ * calls shmem_init, runs and returns main's exit code. */
+int osu_oshm_rma_latency(int argc, char **argv, const struct osu_oshm_rma_test *test);
 
 #endif

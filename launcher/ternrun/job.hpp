@@ -34,8 +34,8 @@ std::string rank_list(unsigned size);
 // The environment every rank starts with, as NAME=value strings: ternrun's own
 // (`base`, a null-terminated array like environ) without the variables of an
 // outer PMIx server (PMIX_*, but PMIX_MCA_* settings are kept), then the -x
-// variables, TERN_JOB_ID, and TERN_WAIT_MODE=block for an oversubscribed job
-// unless -x sets it. A -x without value whose variable ternrun does not have
+// variables, TERN_JOB_ID, and for an oversubscribed job TERN_WAIT_MODE=adaptive
+// with a short TERN_SPIN_COUNT, unless -x sets either. A -x without value whose variable ternrun does not have
 // adds a line to `warnings`.
 std::vector<std::string> rank_environment(const char* const* base, const Options& options, const Job& job,
                                           std::vector<std::string>& warnings);

@@ -80,17 +80,23 @@ TEST(launcher_job, ExportsSetAndPassOn) {
   EXPECT_NE(warnings[0].find("MISSING"), std::string::npos);
 }
 
-TEST(launcher_job, OversubscribedRanksBlock) {
+TEST(launcher_job, OversubscribedRanksSpinBrieflyThenSleep) {
   Options options;
   std::vector<std::string> warnings;
   auto env = environment({"TERN_WAIT_MODE=spin"}, options, test_job(true), warnings);
-  EXPECT_TRUE(has(env, "TERN_WAIT_MODE=block"));
-  EXPECT_FALSE(has(env, "TERN_WAIT_MODE=spin"));
-  // An explicit -x is the user's decision and wins.
-  options.exports = {{"TERN_WAIT_MODE", std::string("adaptive")}};
-  env = environment({}, options, test_job(true), warnings);
   EXPECT_TRUE(has(env, "TERN_WAIT_MODE=adaptive"));
-  EXPECT_FALSE(has(env, "TERN_WAIT_MODE=block"));
+  EXPECT_TRUE(has(env, "TERN_SPIN_COUNT=5000"));
+  EXPECT_FALSE(has(env, "TERN_WAIT_MODE=spin"));
+  // Not oversubscribed: the inherited setting stays.
+  env = environment({"TERN_WAIT_MODE=spin"}, options, test_job(false), warnings);
+  EXPECT_TRUE(has(env, "TERN_WAIT_MODE=spin"));
+  EXPECT_FALSE(has(env, "TERN_SPIN_COUNT=5000"));
+  // An explicit -x is the user's decision and wins.
+  options.exports = {{"TERN_WAIT_MODE", std::string("block")}};
+  env = environment({}, options, test_job(true), warnings);
+  EXPECT_TRUE(has(env, "TERN_WAIT_MODE=block"));
+  EXPECT_FALSE(has(env, "TERN_WAIT_MODE=adaptive"));
+  EXPECT_FALSE(has(env, "TERN_SPIN_COUNT=5000"));
 }
 
 }  // namespace

@@ -299,7 +299,7 @@ TEST_F(launcher_run, MoreRanksThanCoresNeedsOversubscribe) {
   ASSERT_EQ(done.exit_code, 0) << done.err;
   std::vector<std::string> lines = lines_of(done.out);
   EXPECT_EQ(lines.size(), ranks);
-  EXPECT_EQ(static_cast<unsigned>(std::count(lines.begin(), lines.end(), "TERN_WAIT_MODE=block")), ranks);
+  EXPECT_EQ(static_cast<unsigned>(std::count(lines.begin(), lines.end(), "TERN_WAIT_MODE=adaptive")), ranks);
 }
 
 TEST_F(launcher_run, MissingProgramExits127) {

@@ -158,6 +158,9 @@ void initialize(int requested, int* provided) {
   }
   auto* s = new State;
   s->wait_mode = runtime::global_config().wait_mode;
+  if (runtime::global_config().spin_count != 0) {
+    s->spin_count = static_cast<unsigned>(std::min<std::size_t>(runtime::global_config().spin_count, 1u << 20));
+  }
   s->thread_level = std::clamp(requested, SHMEM_THREAD_SINGLE, SHMEM_THREAD_MULTIPLE);
   std::string error;
   engine::WorkerParams params;

@@ -74,6 +74,7 @@ struct State {
   int n_pes = 1;
   int thread_level = SHMEM_THREAD_SINGLE;
   runtime::WaitMode wait_mode = runtime::WaitMode::Adaptive;
+  unsigned spin_count = 4096;  // pauses before an adaptive wait yields (TERN_SPIN_COUNT)
 
   // This PE's regions.
   engine::MemRegion* heap_region = nullptr;

@@ -13,12 +13,13 @@ namespace tern::shmem {
 void Backoff::pause() noexcept {
   ++rounds_;
   const runtime::WaitMode mode = g_state != nullptr ? g_state->wait_mode : runtime::WaitMode::Adaptive;
+  const unsigned adaptive_spins = g_state != nullptr ? g_state->spin_count : 4096;
   if (mode == runtime::WaitMode::Spin) {
     __builtin_ia32_pause();
     return;
   }
   // Oversubscribed (block): give the core to the PE we wait for at once.
-  const unsigned spins = mode == runtime::WaitMode::Block ? 16 : 4096;
+  const unsigned spins = mode == runtime::WaitMode::Block ? 16 : adaptive_spins;
   if (rounds_ < spins) {
     __builtin_ia32_pause();
   } else if (rounds_ < spins + 2048) {

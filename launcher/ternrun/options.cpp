@@ -172,7 +172,7 @@ void print_usage(std::FILE* out, const char* program) {
                "                            or not at all (default: as --map-by)\n"
                "      --oversubscribe       allow more ranks than cores; ranks are then not bound\n"
                "                            and wait by spinning briefly, then sleeping\n"
-               "                            (TERN_WAIT_MODE=adaptive, TERN_SPIN_COUNT=5000)\n"
+               "                            (TERN_WAIT_MODE=adaptive, TERN_SPIN_COUNT=100)\n"
                "  -x VAR[=VALUE]            set VAR in the ranks' environment (without VALUE:\n"
                "                            ternrun's own value); repeatable\n"
                "      --tag-output          prefix each line of output with \"[rank] \"\n"

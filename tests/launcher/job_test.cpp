@@ -85,18 +85,18 @@ TEST(launcher_job, OversubscribedRanksSpinBrieflyThenSleep) {
   std::vector<std::string> warnings;
   auto env = environment({"TERN_WAIT_MODE=spin"}, options, test_job(true), warnings);
   EXPECT_TRUE(has(env, "TERN_WAIT_MODE=adaptive"));
-  EXPECT_TRUE(has(env, "TERN_SPIN_COUNT=5000"));
+  EXPECT_TRUE(has(env, "TERN_SPIN_COUNT=100"));
   EXPECT_FALSE(has(env, "TERN_WAIT_MODE=spin"));
   // Not oversubscribed: the inherited setting stays.
   env = environment({"TERN_WAIT_MODE=spin"}, options, test_job(false), warnings);
   EXPECT_TRUE(has(env, "TERN_WAIT_MODE=spin"));
-  EXPECT_FALSE(has(env, "TERN_SPIN_COUNT=5000"));
+  EXPECT_FALSE(has(env, "TERN_SPIN_COUNT=100"));
   // An explicit -x is the user's decision and wins.
   options.exports = {{"TERN_WAIT_MODE", std::string("block")}};
   env = environment({}, options, test_job(true), warnings);
   EXPECT_TRUE(has(env, "TERN_WAIT_MODE=block"));
   EXPECT_FALSE(has(env, "TERN_WAIT_MODE=adaptive"));
-  EXPECT_FALSE(has(env, "TERN_SPIN_COUNT=5000"));
+  EXPECT_FALSE(has(env, "TERN_SPIN_COUNT=100"));
 }
 
 }  // namespace

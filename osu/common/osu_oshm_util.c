@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200112L
 #include <shmem.h>
 
+#include "osu_args.h"
 #include "osu_oshm_util.h"
 
 #include <errno.h>
@@ -23,31 +24,6 @@ static int this_pe;
 static int pe_count;
 
 /* A size with an optional K, M or G suffix (binary multiples). */
-static int parse_size(const char *text, size_t *out) {
-  char *end = NULL;
-  errno = 0;
-  unsigned long long value = strtoull(text, &end, 10);
-  if (end == text || errno != 0 || text[0] == '-') return 0;
-  switch (*end) {
-    case 'k': case 'K': value <<= 10; ++end; break;
-    case 'm': case 'M': value <<= 20; ++end; break;
-    case 'g': case 'G': value <<= 30; ++end; break;
-    default: break;
-  }
-  if (*end != '\0') return 0;
-  *out = (size_t)value;
-  return 1;
-}
-
-static int parse_count(const char *text, int *out) {
-  char *end = NULL;
-  errno = 0;
-  long value = strtol(text, &end, 10);
-  if (end == text || *end != '\0' || errno != 0 || value < 0 || value > 1000000000L) return 0;
-  *out = (int)value;
-  return 1;
-}
-
 static void usage(const char *name, const struct osu_oshm_options *options, unsigned accepts) {
   printf("Usage: %s%s [options]\n", name, (accepts & OSU_OSHM_ACCEPT_MEMORY) ? " [heap|global]" : "");
   if (accepts & OSU_OSHM_ACCEPT_MEMORY) {
@@ -111,24 +87,15 @@ static enum parse_result parse_options(int argc, char **argv, const char *name, 
     }
     int ok = 1;
     if (strcmp(arg, "-m") == 0 || strcmp(arg, "--message-size") == 0) {
-      char buffer[64];
-      snprintf(buffer, sizeof(buffer), "%s", value);
-      char *colon = strchr(buffer, ':');
-      if (colon != NULL) {
-        *colon = '\0';
-        ok = parse_size(buffer, &options->min_size) && parse_size(colon + 1, &options->max_size);
-      } else {
-        ok = parse_size(buffer, &options->max_size);
-      }
-      ok = ok && options->min_size <= options->max_size;
+      ok = osu_parse_size_range(value, &options->min_size, &options->max_size);
     } else if (strcmp(arg, "-i") == 0 || strcmp(arg, "--iterations") == 0) {
-      ok = parse_count(value, &options->iterations) && options->iterations > 0;
+      ok = osu_parse_count(value, &options->iterations) && options->iterations > 0;
       options->iterations_large = options->iterations;
     } else if (strcmp(arg, "-x") == 0 || strcmp(arg, "--warmup") == 0) {
-      ok = parse_count(value, &options->skip);
+      ok = osu_parse_count(value, &options->skip);
       options->skip_large = options->skip;
     } else {
-      ok = parse_count(value, &options->window) && options->window > 0;
+      ok = osu_parse_count(value, &options->window) && options->window > 0;
     }
     if (!ok) {
       if (rank == 0) fprintf(stderr, "%s: bad value '%s' for %s (-h for help)\n", name, value, arg);

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200112L
 #include <mpi.h>
 
+#include "osu_args.h"
 #include "osu_util.h"
 
 #include <errno.h>
@@ -11,30 +12,6 @@
 #include <unistd.h>
 
 /* A size with an optional K, M or G suffix (binary multiples). */
-static int parse_size(const char *text, size_t *out) {
-  char *end = NULL;
-  errno = 0;
-  unsigned long long value = strtoull(text, &end, 10);
-  if (end == text || errno != 0) return 0;
-  switch (*end) {
-    case 'k': case 'K': value <<= 10; ++end; break;
-    case 'm': case 'M': value <<= 20; ++end; break;
-    case 'g': case 'G': value <<= 30; ++end; break;
-    default: break;
-  }
-  if (*end != '\0') return 0;
-  *out = (size_t)value;
-  return 1;
-}
-
-static int parse_positive(const char *text, int *out) {
-  char *end = NULL;
-  long value = strtol(text, &end, 10);
-  if (end == text || *end != '\0' || value < 0 || value > 1000000000L) return 0;
-  *out = (int)value;
-  return 1;
-}
-
 static void usage(const char *name, const struct osu_options *options) {
   printf("Usage: %s [options]\n", name);
   printf("  -m, --message-size [MIN:]MAX  message sizes from MIN to MAX bytes (K, M, G suffixes;\n"
@@ -68,32 +45,23 @@ enum osu_parse_result osu_parse_options(int argc, char **argv, const char *name,
     }
     int ok = 1;
     if (strcmp(arg, "-m") == 0 || strcmp(arg, "--message-size") == 0) {
-      char buffer[64];
-      snprintf(buffer, sizeof(buffer), "%s", value);
-      char *colon = strchr(buffer, ':');
-      if (colon != NULL) {
-        *colon = '\0';
-        ok = parse_size(buffer, &options->min_size) && parse_size(colon + 1, &options->max_size);
-      } else {
-        ok = parse_size(buffer, &options->max_size);
-      }
-      ok = ok && options->min_size <= options->max_size;
+      ok = osu_parse_size_range(value, &options->min_size, &options->max_size);
     } else if (strcmp(arg, "-i") == 0 || strcmp(arg, "--iterations") == 0) {
-      ok = parse_positive(value, &options->iterations) && options->iterations > 0;
+      ok = osu_parse_count(value, &options->iterations) && options->iterations > 0;
       options->iterations_large = options->iterations;
     } else if (strcmp(arg, "-x") == 0 || strcmp(arg, "--warmup") == 0) {
-      ok = parse_positive(value, &options->skip);
+      ok = osu_parse_count(value, &options->skip);
       options->skip_large = options->skip;
     } else if (options->uses_window && (strcmp(arg, "-W") == 0 || strcmp(arg, "--window-size") == 0)) {
-      ok = parse_positive(value, &options->window) && options->window > 0;
+      ok = osu_parse_count(value, &options->window) && options->window > 0;
     } else if (options->uses_threads && (strcmp(arg, "-t") == 0 || strcmp(arg, "--num_threads") == 0)) {
       char buffer[64];
       snprintf(buffer, sizeof(buffer), "%s", value);
       char *colon = strchr(buffer, ':');
       if (colon != NULL) *colon = '\0';
-      ok = parse_positive(buffer, &options->sender_threads) && options->sender_threads > 0;
+      ok = osu_parse_count(buffer, &options->sender_threads) && options->sender_threads > 0;
       if (colon != NULL) {
-        ok = ok && parse_positive(colon + 1, &options->receiver_threads) && options->receiver_threads > 0;
+        ok = ok && osu_parse_count(colon + 1, &options->receiver_threads) && options->receiver_threads > 0;
       } else {
         options->receiver_threads = options->sender_threads;
       }

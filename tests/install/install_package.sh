@@ -118,6 +118,37 @@ check_installed_wrapper() {
     fail "$1 called through a symbolic link does not find its prefix"
 }
 
+# A front end's program (valid C and C++) built every way from the moved
+# prefix: find_package, the C and C++ wrappers, pkg-config; then run by the
+# installed launcher with 2 ranks when it was installed.
+front_end() {
+  local name="$1" hello="$2" cc_wrapper="$3" cxx_wrapper="$4" target="$5" pc="$6" launcher="$7"
+  local expected="$8" expected_two="$9"
+  cp "$hello" "$work/hello-$name.cpp"
+  cmake_consumer "$name" "${name}_consumer" "$expected"
+
+  check_installed_wrapper "$cc_wrapper" "$target"
+  step "$cc_wrapper hello.c (installed)"
+  quiet "$prefix/$bindir/$cc_wrapper" "$hello" "${test_ldflags[@]}" -o "$work/hello-$cc_wrapper"
+  run_program "$expected" "$work/hello-$cc_wrapper"
+  check_installed_wrapper "$cxx_wrapper" "$target"
+  step "$cxx_wrapper hello.cpp (installed)"
+  quiet "$prefix/$bindir/$cxx_wrapper" "$work/hello-$name.cpp" "${test_ldflags[@]}" -o "$work/hello-$cxx_wrapper"
+  run_program "$expected" "$work/hello-$cxx_wrapper"
+
+  step "pkg-config --cflags --libs $pc"
+  export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
+  read -r -a pc_flags <<<"$("$pkg_config" --cflags --libs "$pc")"
+  echo "${pc_flags[*]}"
+  quiet "$TERN_CC" "$hello" "${pc_flags[@]}" "${test_ldflags[@]}" -o "$work/hello-$name-pkg-config"
+  run_program "$expected" "$work/hello-$name-pkg-config"
+
+  if [[ -x "$prefix/$bindir/$launcher" ]]; then
+    step "$launcher -n 2 hello (installed)"
+    run_program "$expected_two" "$prefix/$bindir/$launcher" -n 2 --timeout 50 "$work/hello-$cc_wrapper"
+  fi
+}
+
 case "$mode" in
   engine)
     main="$consumers/engine/main.cpp"
@@ -142,59 +173,13 @@ case "$mode" in
     ;;
 
   mpi)
-    hello="$consumers/mpi/hello.c"
-    cp "$hello" "$work/hello.cpp"
-    expected="hello from rank 0 of 1"
-    cmake_consumer mpi mpi_consumer "$expected"
-
-    check_installed_wrapper mpicc tern_mpi
-    step "mpicc hello.c (installed)"
-    quiet "$prefix/$bindir/mpicc" "$hello" "${test_ldflags[@]}" -o "$work/hello-mpicc"
-    run_program "$expected" "$work/hello-mpicc"
-    check_installed_wrapper mpicxx tern_mpi
-    step "mpicxx hello.cpp (installed)"
-    quiet "$prefix/$bindir/mpicxx" "$work/hello.cpp" "${test_ldflags[@]}" -o "$work/hello-mpicxx"
-    run_program "$expected" "$work/hello-mpicxx"
-
-    step "pkg-config --cflags --libs tern-mpi"
-    export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
-    read -r -a pc_flags <<<"$("$pkg_config" --cflags --libs tern-mpi)"
-    echo "${pc_flags[*]}"
-    quiet "$TERN_CC" "$hello" "${pc_flags[@]}" "${test_ldflags[@]}" -o "$work/hello-pkg-config"
-    run_program "$expected" "$work/hello-pkg-config"
-
-    if [[ -x "$prefix/$bindir/ternrun" ]]; then
-      step "ternrun -n 2 hello (installed)"
-      run_program "hello from rank 1 of 2" "$prefix/$bindir/ternrun" -n 2 --timeout 50 "$work/hello-mpicc"
-    fi
+    front_end mpi "$consumers/mpi/hello.c" mpicc mpicxx tern_mpi tern-mpi ternrun \
+      "hello from rank 0 of 1" "hello from rank 1 of 2"
     ;;
 
   shmem)
-    hello="$consumers/shmem/hello.c"
-    cp "$hello" "$work/hello-shmem.cpp"
-    expected="hello from PE 0 of 1"
-    cmake_consumer shmem shmem_consumer "$expected"
-
-    check_installed_wrapper oshcc tern_shmem
-    step "oshcc hello.c (installed)"
-    quiet "$prefix/$bindir/oshcc" "$hello" "${test_ldflags[@]}" -o "$work/hello-oshcc"
-    run_program "$expected" "$work/hello-oshcc"
-    check_installed_wrapper oshcxx tern_shmem
-    step "oshcxx hello.cpp (installed)"
-    quiet "$prefix/$bindir/oshcxx" "$work/hello-shmem.cpp" "${test_ldflags[@]}" -o "$work/hello-oshcxx"
-    run_program "$expected" "$work/hello-oshcxx"
-
-    step "pkg-config --cflags --libs tern-shmem"
-    export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
-    read -r -a pc_flags <<<"$("$pkg_config" --cflags --libs tern-shmem)"
-    echo "${pc_flags[*]}"
-    quiet "$TERN_CC" "$hello" "${pc_flags[@]}" "${test_ldflags[@]}" -o "$work/hello-shmem-pkg-config"
-    run_program "$expected" "$work/hello-shmem-pkg-config"
-
-    if [[ -x "$prefix/$bindir/oshrun" ]]; then
-      step "oshrun -n 2 hello (installed)"
-      run_program "hello from PE 1 of 2" "$prefix/$bindir/oshrun" -n 2 --timeout 50 "$work/hello-oshcc"
-    fi
+    front_end shmem "$consumers/shmem/hello.c" oshcc oshcxx tern_shmem tern-shmem oshrun \
+      "hello from PE 0 of 1" "hello from PE 1 of 2"
     ;;
 
   *)

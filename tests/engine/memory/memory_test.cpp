@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "../pipe_io.hpp"
 #include "core/memory_key.hpp"
 #include "tern/engine/memory.hpp"
 
@@ -93,27 +94,8 @@ std::vector<std::byte> key_bytes(const PackedMemKey& fields) {
   return packed;
 }
 
-bool write_all(int fd, const void* data, std::size_t length) {
-  const auto* bytes = static_cast<const char*>(data);
-  while (length != 0) {
-    const ssize_t n = write(fd, bytes, length);
-    if (n <= 0) return false;
-    bytes += n;
-    length -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-bool read_all(int fd, void* data, std::size_t length) {
-  auto* bytes = static_cast<char*>(data);
-  while (length != 0) {
-    const ssize_t n = read(fd, bytes, length);
-    if (n <= 0) return false;
-    bytes += n;
-    length -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
+using test::read_all;
+using test::write_all;
 
 // Two pipes between a parent and the child it forks; each side closes the
 // other's ends so that a side dying shows as end of file, not a hang.

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "../pipe_io.hpp"
 #include "transport/iface.hpp"
 #include "transport/iface_params.hpp"
 #include "transport/shm/shm_address.hpp"
@@ -54,27 +55,8 @@ std::unique_ptr<Iface> open_shm(const std::string& job, unsigned expected_peers,
 
 // --- pipes between parent and child -----------------------------------------
 
-bool write_all(int fd, const void* data, std::size_t length) {
-  const auto* bytes = static_cast<const char*>(data);
-  while (length != 0) {
-    const ssize_t n = write(fd, bytes, length);
-    if (n <= 0) return false;
-    bytes += n;
-    length -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-bool read_all(int fd, void* data, std::size_t length) {
-  auto* bytes = static_cast<char*>(data);
-  while (length != 0) {
-    const ssize_t n = read(fd, bytes, length);
-    if (n <= 0) return false;
-    bytes += n;
-    length -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
+using test::read_all;
+using test::write_all;
 
 bool send_blob(int fd, const std::vector<std::byte>& blob) {
   const uint32_t length = static_cast<uint32_t>(blob.size());

@@ -36,6 +36,7 @@ struct tern_shmem_ctx {
   long options = 0;
   shmem_team_t team = nullptr;
   bool predefined = false;
+  std::atomic<bool> live{false};  // a slot of the context table in use (team.cpp)
 };
 
 namespace tern::shmem {

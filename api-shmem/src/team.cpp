@@ -24,7 +24,19 @@ namespace {
 
 std::mutex g_registry_mutex;
 std::unordered_set<const tern_shmem_team*> g_teams;  // live teams made by splits
-std::unordered_set<const tern_shmem_ctx*> g_contexts;  // live created contexts
+// Created contexts live in a fixed table, so a handle is checked on every
+// RMA without a lock and without reading memory a bad handle points to: it
+// must lie in the table, on a slot boundary, with the slot in use.
+constexpr std::size_t kMaxContexts = 4096;
+tern_shmem_ctx g_context_slots[kMaxContexts];
+
+bool is_live_ctx(shmem_ctx_t ctx) noexcept {
+  const auto where = reinterpret_cast<uintptr_t>(ctx);
+  const auto first = reinterpret_cast<uintptr_t>(&g_context_slots[0]);
+  const uintptr_t offset = where - first;
+  return offset < sizeof(g_context_slots) && offset % sizeof(tern_shmem_ctx) == 0 &&
+         ctx->live.load(std::memory_order_acquire);
+}
 uint64_t g_used_slots = 0;                             // bit per sync slot
 
 void fill_team(tern_shmem_team& team, std::vector<int> members, int n_pes, int my_pe) {
@@ -99,9 +111,8 @@ void setup_predefined_teams(State& s) {
 void release_teams() noexcept {
   std::lock_guard lock(g_registry_mutex);
   for (const tern_shmem_team* team : g_teams) delete team;
-  for (const tern_shmem_ctx* ctx : g_contexts) delete ctx;
+  for (tern_shmem_ctx& ctx : g_context_slots) ctx.live.store(false, std::memory_order_release);
   g_teams.clear();
-  g_contexts.clear();
   g_used_slots = 0;
   SHMEM_TEAM_WORLD = nullptr;
   SHMEM_TEAM_SHARED = nullptr;
@@ -120,8 +131,7 @@ void check_ctx(const char* function, shmem_ctx_t ctx) {
   (void)state(function);
   if (TERN_LIKELY(ctx == &g_ctx_default)) return;
   if (ctx == SHMEM_CTX_INVALID) fail(function, "context is SHMEM_CTX_INVALID");
-  std::lock_guard lock(g_registry_mutex);
-  if (g_contexts.count(ctx) == 0) {
+  if (!is_live_ctx(ctx)) {
     fail(function, "context %p is not a valid context (destroyed, or never created)", static_cast<void*>(ctx));
   }
 }
@@ -227,13 +237,8 @@ void shmem_team_destroy(shmem_team_t team) {
   if (t.predefined) fail(kFunction, "the predefined teams (SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED) cannot be destroyed");
   team_barrier(t);  // its slot may be reused only once every member is done with it
   std::lock_guard lock(g_registry_mutex);
-  for (auto it = g_contexts.begin(); it != g_contexts.end();) {
-    if ((*it)->team == team) {
-      delete *it;
-      it = g_contexts.erase(it);
-    } else {
-      ++it;
-    }
+  for (tern_shmem_ctx& ctx : g_context_slots) {
+    if (ctx.live.load(std::memory_order_relaxed) && ctx.team == team) ctx.live.store(false, std::memory_order_release);
   }
   g_used_slots &= ~(uint64_t{1} << t.slot);
   g_teams.erase(team);
@@ -254,13 +259,16 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t* ctx) {
   *ctx = SHMEM_CTX_INVALID;
   if (team == SHMEM_TEAM_INVALID) return -1;
   (void)checked_team(kFunction, team);
-  auto* created = new tern_shmem_ctx;
-  created->options = options;
-  created->team = team;
   std::lock_guard lock(g_registry_mutex);
-  g_contexts.insert(created);
-  *ctx = created;
-  return 0;
+  for (tern_shmem_ctx& slot : g_context_slots) {
+    if (slot.live.load(std::memory_order_relaxed)) continue;
+    slot.options = options;
+    slot.team = team;
+    slot.live.store(true, std::memory_order_release);
+    *ctx = &slot;
+    return 0;
+  }
+  return -1;  // every slot in use: the specification's answer is a non-zero return
 }
 
 int shmem_ctx_create(long options, shmem_ctx_t* ctx) {
@@ -275,8 +283,7 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
   if (ctx == &g_ctx_default) fail(kFunction, "SHMEM_CTX_DEFAULT cannot be destroyed");
   quiet();  // destroying a context completes its operations
   std::lock_guard lock(g_registry_mutex);
-  g_contexts.erase(ctx);
-  delete ctx;
+  ctx->live.store(false, std::memory_order_release);
 }
 
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* team) {

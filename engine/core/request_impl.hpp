@@ -55,6 +55,7 @@ class RequestImpl final : public Request {
     control_id = 0;
     protocol = SendProtocol::Short;
     peer_request = 0;
+    offer_key = 0;
     final_status = Status::Ok;
   }
 
@@ -82,6 +83,7 @@ class RequestImpl final : public Request {
   std::size_t offset = 0;     // send: bytes pushed; recv: bytes arrived
   uint64_t tag = 0;
   uint64_t peer_request = 0;  // recv: the sender's request to acknowledge
+  uint64_t offer_key = 0;     // rendezvous send: the lane's offer of the buffer
   Status final_status = Status::Ok;  // recv: what it ends with once the data is in
   tag::ExpectedEntry expected;
   runtime::ListHook queue_hook;  // on its endpoint's send queue

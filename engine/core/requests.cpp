@@ -11,6 +11,13 @@ RequestImpl* WorkerImpl::new_request(RequestKind kind) noexcept {
 }
 
 void WorkerImpl::complete(RequestImpl* request, Status status) noexcept {
+  // The receiver acknowledges only once it is done with the offer, and a send
+  // that fails before its RTS went out has no receiver: either way the slot
+  // is free to go.
+  if (TERN_UNLIKELY(request->offer_key != 0)) {
+    request->endpoint->lane->withdraw_zcopy(request->offer_key);
+    request->offer_key = 0;
+  }
   request->set_status(status);
   if (thread_safe_) {
     completions_.fetch_add(1, std::memory_order_seq_cst);

@@ -21,6 +21,7 @@ struct Message {
   Endpoint* sender = nullptr;  // for acks and further fragments
   uint64_t sender_request = 0; // non-zero: the sender waits for an ack
   uint64_t remote_address = 0; // rendezvous: the sender's buffer
+  uint64_t offer_key = 0;      // rendezvous: the sender's offer of it (0: none)
   std::size_t length = 0;      // the whole message
   std::size_t arrived = 0;     // eager bytes received so far
   std::byte* data = nullptr;   // eager bytes (inline_data or heap)

@@ -89,7 +89,7 @@ class WorkerImpl {
   [[nodiscard]] Status tag_probe(uint64_t tag, uint64_t mask, TagRecvInfo& info, Message** message);
   [[nodiscard]] Status tag_msg_recv_nb(void* buffer, std::size_t length, Message* message, Request*& request,
                                        TagRecvInfo* info);
-  void start_get(RequestImpl* request, Endpoint* sender, uint64_t remote_address, std::size_t length,
+  void start_get(RequestImpl* request, Endpoint* sender, transport::RemoteMemory remote, std::size_t length,
                  uint64_t sender_request);
 
   // --- wakeup (core/wakeup.cpp)

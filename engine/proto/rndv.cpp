@@ -1,7 +1,8 @@
 // Rendezvous: the sender announces (RTS) its buffer; the receiver, once
 // matched, copies the data straight out of the sender's memory (zero-copy
 // get: CMA on a node, memcpy for self) and acknowledges, which completes the
-// send.
+// send. Where the lane takes offers, the sender offers its buffer first and
+// copies part of the data itself while the receiver gets the rest.
 #include <algorithm>
 #include <cstring>
 
@@ -25,7 +26,7 @@ void on_get_done(transport::Completion* completion) {
 
 }  // namespace
 
-void WorkerImpl::start_get(RequestImpl* r, Endpoint* sender, uint64_t remote_address, std::size_t length,
+void WorkerImpl::start_get(RequestImpl* r, Endpoint* sender, transport::RemoteMemory remote, std::size_t length,
                            uint64_t sender_request) {
   r->endpoint = sender;
   r->peer_request = sender_request;
@@ -38,7 +39,7 @@ void WorkerImpl::start_get(RequestImpl* r, Endpoint* sender, uint64_t remote_add
     on_get_done(&r->completion);
     return;
   }
-  Status status = sender->lane->get_zcopy(r->buffer, copied, {remote_address, 0}, &r->completion);
+  Status status = sender->lane->get_zcopy(r->buffer, copied, remote, &r->completion);
   if (status == Status::InProgress) return;
   r->completion.status = status;
   on_get_done(&r->completion);
@@ -59,7 +60,7 @@ void on_rndv_rts(void* arg, const void* data, std::size_t length) {
   if (tag::ExpectedEntry* entry = worker.matcher_.match_expected(header.tag)) {
     RequestImpl* r = RequestImpl::from_expected(entry);
     r->mutable_info() = {header.tag, header.length};
-    worker.start_get(r, sender, header.address, header.length, header.sender_request);
+    worker.start_get(r, sender, {header.address, header.offer_key}, header.length, header.sender_request);
     return;
   }
   Message* m = worker.unexpected_.get();
@@ -72,6 +73,7 @@ void on_rndv_rts(void* arg, const void* data, std::size_t length) {
   m->sender = sender;
   m->sender_request = header.sender_request;
   m->remote_address = header.address;
+  m->offer_key = header.offer_key;
   m->length = header.length;
   m->arrived = 0;
   m->data = m->inline_data;  // unused; keeps free_unexpected from freeing

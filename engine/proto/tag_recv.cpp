@@ -38,6 +38,7 @@ Message* new_unexpected(WorkerImpl& worker, uint64_t tag, std::size_t length) {
   m->sender = nullptr;
   m->sender_request = 0;
   m->remote_address = 0;
+  m->offer_key = 0;
   m->length = length;
   m->arrived = 0;
   if (length <= sizeof(m->inline_data)) {
@@ -180,11 +181,11 @@ Status WorkerImpl::tag_msg_recv_nb(void* buffer, std::size_t length, Message* m,
   r->buffer = buffer;
   r->length = length;
   Endpoint* sender = m->sender;
-  const uint64_t address = m->remote_address;
+  const transport::RemoteMemory remote{m->remote_address, m->offer_key};
   const uint64_t sender_request = m->sender_request;
   free_unexpected(*this, m);
   r->mutable_info() = found;
-  start_get(r, sender, address, found.length, sender_request);
+  start_get(r, sender, remote, found.length, sender_request);
   if (r->done()) {
     Status status = r->status();
     if (info != nullptr) *info = found;

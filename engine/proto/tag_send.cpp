@@ -52,7 +52,7 @@ std::size_t pack_middle(void* dest, std::size_t capacity, void* arg) {
 std::size_t pack_rts(void* dest, std::size_t capacity, void* arg) {
   auto* r = static_cast<RequestImpl*>(arg);
   tag::RtsHeader header{r->tag, r->worker->uuid_, reinterpret_cast<uint64_t>(r),
-                        reinterpret_cast<uint64_t>(r->buffer), r->length};
+                        reinterpret_cast<uint64_t>(r->buffer), r->length, r->offer_key};
   if (capacity < sizeof(header)) return 0;
   std::memcpy(dest, &header, sizeof(header));
   return sizeof(header);
@@ -110,6 +110,7 @@ Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t len
   const bool mapped = length >= ep->rndv_threshold_mapped && ep->iface->mem_owns(buffer, length);
   if (length > 0 && (length >= ep->rndv_threshold || mapped)) {
     r->protocol = SendProtocol::Rendezvous;
+    r->offer_key = ep->lane->offer_zcopy(buffer, length);
   } else if (sync && length <= single_capacity) {
     r->protocol = SendProtocol::SyncSingle;
   } else if (!sync && length <= ep->max_short) {

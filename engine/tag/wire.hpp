@@ -42,6 +42,7 @@ struct RtsHeader {
   uint64_t sender_request;
   uint64_t address;  // of the sender's buffer, for the receiver's zero-copy get
   uint64_t length;
+  uint64_t offer_key;  // the lane's offer of that buffer (Ep::offer_zcopy); 0: none
 };
 
 struct SendAckHeader {
@@ -50,6 +51,6 @@ struct SendAckHeader {
 };
 
 static_assert(std::is_trivially_copyable_v<EagerFirstHeader> && sizeof(EagerFirstHeader) == 32);
-static_assert(sizeof(RtsHeader) == 40 && sizeof(SendAckHeader) == 16);
+static_assert(sizeof(RtsHeader) == 48 && sizeof(SendAckHeader) == 16);
 
 }  // namespace tern::engine::tag

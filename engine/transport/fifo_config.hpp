@@ -16,11 +16,14 @@ namespace tern::engine::transport {
 // 0.3-12 GB/s with 128 cells and 7-18 GB/s with 64 (osu_bw unchanged).
 inline constexpr uint32_t kDefaultCellSize = 8192;
 inline constexpr uint32_t kDefaultFifoCells = 64;
-// Where zero copy starts to pay off, measured with tern_perf on a 2-core
-// node: from ordinary memory a CMA get pins the sender's pages and copies
-// them in the kernel, which loses to copying through the FIFO in latency at
-// every size and wins bandwidth only from about 256 KiB.
-inline constexpr std::size_t kDefaultRndvThreshold = 256 * 1024;
+// Where zero copy starts to pay off, measured on a 2-core node. A CMA call
+// costs about 2 us before it copies anything, and its speed depends on how
+// the buffers are paged: from huge pages (what large allocations get with
+// transparent huge pages) a 128 KiB message takes 7-8.5 us shared between
+// the two sides (shm offers) against 9.5-10 through the FIFO, and osu_bw
+// rises from 14-15 to 17-21 GB/s; from 4 KiB pages it takes 10.5-12 us
+// against 9.5, with more bandwidth still (17-21 against 15 GB/s).
+inline constexpr std::size_t kDefaultRndvThreshold = 128 * 1024;
 // From memory the receiver has mapped (mem_alloc), the get is one memcpy,
 // already faster than two FIFO fragments: anything that does not fit one cell.
 inline constexpr std::size_t kDefaultMappedRndvThreshold = 0;  // 0: one cell's payload

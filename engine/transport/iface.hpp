@@ -59,7 +59,8 @@ struct IfaceAttr {
 };
 
 // Where a peer's memory is, for get/put: a remote address plus the key the
-// transport needs (for shm/CMA nothing beyond the peer's process).
+// transport needs (for shm/CMA nothing beyond the peer's process, or the
+// peer's offer of that memory: see Ep::offer_zcopy).
 struct RemoteMemory {
   uint64_t address = 0;
   uint64_t key = 0;
@@ -81,6 +82,15 @@ class Ep {
   // Copy `length` bytes from `local` into the peer's memory.
   [[nodiscard]] virtual Status put_zcopy(const void* local, std::size_t length, RemoteMemory remote,
                                          Completion* comp) = 0;
+
+  // Split zero copy. The owner of `local` offers it before telling the peer
+  // where it is; a get_zcopy of it by the peer, with the returned key, then
+  // shares the copying with the owner, whose progress() moves part of the
+  // data while the peer moves the rest. Returns 0 when the transport has no
+  // offer to give (the peer's get then copies everything). The owner
+  // withdraws the offer only after the peer has reported its get complete.
+  [[nodiscard]] virtual uint64_t offer_zcopy(const void* /*local*/, std::size_t /*length*/) noexcept { return 0; }
+  virtual void withdraw_zcopy(uint64_t /*key*/) noexcept {}
 
   // Queue `entry` to be called when resources free up. Returns Busy (and does
   // not queue) if resources are already available: retry at once instead.

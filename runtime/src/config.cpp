@@ -23,6 +23,9 @@ constexpr ConfigVariable kVariables[] = {
      "Cross-memory attach (process_vm_readv) for zero copy on a node. auto: use it where the kernel allows; "
      "on: a refusal is an error; off: copy through the FIFO."},
     {"TERN_CMA_CHUNK", "4M", "size, at least 4K", "Bytes one CMA call moves before the engine returns to progress."},
+    {"TERN_CMA_SPLIT", "auto", "auto|on|off",
+     "Large messages on a node: the sender copies part of the data itself (process_vm_writev) while the "
+     "receiver copies the rest, two cores at once. off: the receiver copies it all."},
     {"TERN_SHM_ARENA_SIZE", "16G", "size; 0 turns the arena off",
      "Address space reserved for memory from Worker::mem_alloc, which local peers map and copy from "
      "directly (pages are used only when touched)."},
@@ -154,6 +157,8 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
   if (const char* v = lookup("TERN_CMA_CHUNK")) {
     if (!parse_size(v, config.cma_chunk) || config.cma_chunk < 4096) return reject("TERN_CMA_CHUNK", v);
   }
+  if (const char* v = lookup("TERN_CMA_SPLIT"); v && !parse_switch(v, config.cma_split))
+    return reject("TERN_CMA_SPLIT", v);
   if (const char* v = lookup("TERN_SHM_ARENA_SIZE"); v && !parse_size(v, config.shm_arena_size))
     return reject("TERN_SHM_ARENA_SIZE", v);
   if (const char* v = lookup("TERN_WAIT_MODE"); v && !parse_wait_mode(v, config.wait_mode))

@@ -1,18 +1,20 @@
-// The layout of a receive segment: this header, then the FIFO cells. One
-// segment per shm iface; every local peer maps it to send to that iface.
+// The layout of a receive segment: this header, the owner's offer slots
+// (offer.hpp), then the FIFO cells. One segment per shm iface; every local
+// peer maps it to send to that iface.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 
+#include "offer.hpp"
 #include "transport/fifo.hpp"
 #include "tern/runtime/compiler.hpp"
 
 namespace tern::engine::transport::shm {
 
 inline constexpr uint64_t kSegmentMagic = 0x316d68736e726574;  // "ternshm1"
-inline constexpr uint32_t kSegmentVersion = 1;
+inline constexpr uint32_t kSegmentVersion = 2;
 // What the owner keeps at `probe_address`, for peers to test CMA against.
 inline constexpr uint64_t kProbeMagic = 0x65626f72702d616d;  // "ma-probe"
 
@@ -36,7 +38,8 @@ struct SegmentHeader {
   alignas(kCacheLine) std::atomic<uint32_t> armed{0};
 };
 
-inline constexpr std::size_t kCellsOffset = align_up(sizeof(SegmentHeader), kCacheLine);
+inline constexpr std::size_t kOffersOffset = align_up(sizeof(SegmentHeader), kCacheLine);
+inline constexpr std::size_t kCellsOffset = kOffersOffset + kOfferSlots * sizeof(OfferSlot);
 
 [[nodiscard]] constexpr std::size_t segment_size(FifoGeometry geometry) noexcept {
   return kCellsOffset + geometry.bytes();

@@ -10,6 +10,13 @@
 #include "tern/runtime/log.hpp"
 
 namespace tern::engine::transport::shm {
+namespace {
+
+// Below this, the two system calls of a split cost more than the half copy
+// they save.
+constexpr std::size_t kMinSplitLength = std::size_t{128} << 10;
+
+}  // namespace
 
 ShmEp::ShmEp(ShmIface& iface, Peer&& peer) noexcept
     : max_short_(peer.geometry.max_message() - sizeof(uint64_t)),
@@ -20,6 +27,7 @@ ShmEp::ShmEp(ShmIface& iface, Peer&& peer) noexcept
   auto* header = static_cast<SegmentHeader*>(peer_.segment.base());
   fifo_ = FifoSender(&header->fifo, static_cast<std::byte*>(peer_.segment.base()) + kCellsOffset, peer_.geometry);
   peer_armed_ = &header->armed;
+  peer_offers_ = reinterpret_cast<OfferSlot*>(static_cast<std::byte*>(peer_.segment.base()) + kOffersOffset);
   arena_.describe(peer_.pid, peer_.arena_fd, peer_.arena_base, peer_.arena_capacity);
 }
 
@@ -69,7 +77,75 @@ void ShmEp::pending_remove(PendingEntry* entry) {
 }
 
 Status ShmEp::get_zcopy(void* local, std::size_t length, RemoteMemory remote, Completion* comp) {
-  return start_zcopy(ZcopyOp::Kind::Get, static_cast<std::byte*>(local), length, remote.address, comp);
+  auto* destination = static_cast<std::byte*>(local);
+  if (remote.key != 0 && length != 0) {
+    if (OfferSlot* offer = match_offer(destination, length, remote)) {
+      return start_split_get(offer, destination, length, remote.address, comp);
+    }
+  }
+  return start_zcopy(ZcopyOp::Kind::Get, destination, length, remote.address, comp);
+}
+
+uint64_t ShmEp::offer_zcopy(const void* local, std::size_t length) noexcept {
+  // A buffer in our arena is mapped by the peer, which copies it faster alone.
+  if (!zcopy_ || !iface_.split_copies() || length < kMinSplitLength || iface_.mem_owns(local, length)) {
+    return 0;
+  }
+  return iface_.offers().offer(local, length, peer_.pid);
+}
+
+void ShmEp::withdraw_zcopy(uint64_t key) noexcept { iface_.offers().withdraw(key); }
+
+OfferSlot* ShmEp::match_offer(std::byte* local, std::size_t length, RemoteMemory remote) noexcept {
+  const uint32_t index = offer_index(remote.key);
+  if (!zcopy_ || local == nullptr || index >= kOfferSlots || arena_.translate(remote.address, length) != nullptr) {
+    return nullptr;
+  }
+  OfferSlot& slot = peer_offers_[index];
+  if (slot.generation != offer_generation(remote.key) || slot.source != remote.address || slot.length < length) {
+    return nullptr;
+  }
+  slot.target = reinterpret_cast<uint64_t>(local);
+  slot.copy_length = length;
+  slot.chunk = offer_chunk(length, iface_.cma_chunk());
+  const uint64_t chunks = (length + slot.chunk - 1) / slot.chunk;
+  slot.claims.store(chunks << 32, std::memory_order_relaxed);
+  slot.done.store(0, std::memory_order_relaxed);
+  slot.failed.store(0, std::memory_order_relaxed);
+  // Release: the owner that sees Matched sees the fields above.
+  auto expected = static_cast<uint32_t>(OfferState::Offered);
+  if (!slot.state.compare_exchange_strong(expected, static_cast<uint32_t>(OfferState::Matched),
+                                          std::memory_order_acq_rel)) {
+    return nullptr;
+  }
+  return &slot;
+}
+
+Status ShmEp::start_split_get(OfferSlot* offer, std::byte* local, std::size_t length, uint64_t remote,
+                              Completion* comp) {
+  ZcopyOp op{ZcopyOp::Kind::Split, local, remote, length, 0, comp, offer};
+  if (zcopy_ops_.empty()) {
+    // Our first chunk now, while the owner takes its own from the front.
+    split_step(op);
+    if (offer->done.load(std::memory_order_acquire) == length) {
+      return offer->failed.load(std::memory_order_relaxed) != 0 ? Status::IoError : Status::Ok;
+    }
+  }
+  zcopy_ops_.push_back(op);
+  iface_.schedule_zcopy(*this);
+  return Status::InProgress;
+}
+
+bool ShmEp::split_step(const ZcopyOp& op) noexcept {
+  OfferClaim claim;
+  if (!claim_offer_chunk(*op.offer, true, claim)) return false;
+  if (int error = cma_read(peer_.pid, op.local + claim.offset, op.remote + claim.offset, claim.length); error != 0) {
+    TERN_LOG(Error, "shm: process_vm_readv of %zu bytes from process %d failed: %s", claim.length,
+             static_cast<int>(peer_.pid), std::strerror(error));
+    op.offer->failed.store(1, std::memory_order_relaxed);
+  }
+  op.offer->done.fetch_add(claim.length, std::memory_order_release);
+  return true;
 }
 
 Status ShmEp::put_zcopy(const void* local, std::size_t length, RemoteMemory remote, Completion* comp) {
@@ -123,7 +199,12 @@ unsigned ShmEp::progress_zcopy(std::size_t chunk) {
   if (zcopy_ops_.empty()) return 0;
   ZcopyOp& op = zcopy_ops_.front();
   Status result = Status::Ok;
-  if (op.done < op.length) {
+  if (op.kind == ZcopyOp::Kind::Split) {
+    const bool moved = split_step(op);
+    // Acquire: the owner's chunks are in our buffer once they are counted.
+    if (op.offer->done.load(std::memory_order_acquire) < op.length) return moved ? 1 : 0;
+    if (op.offer->failed.load(std::memory_order_relaxed) != 0) result = Status::IoError;
+  } else if (op.done < op.length) {
     const std::size_t length = std::min(chunk, op.length - op.done);
     if (int error = copy(op, length); error != 0) {
       TERN_LOG(Error, "shm: zero copy of %zu bytes with process %d failed: %s", length,

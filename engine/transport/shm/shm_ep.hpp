@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 
+#include "offer.hpp"
 #include "shared_arena.hpp"
 #include "shm_segment.hpp"
 #include "wakeup.hpp"
@@ -47,6 +48,8 @@ class ShmEp final : public Ep {
   [[nodiscard]] Status get_zcopy(void* local, std::size_t length, RemoteMemory remote, Completion* comp) override;
   [[nodiscard]] Status put_zcopy(const void* local, std::size_t length, RemoteMemory remote,
                                  Completion* comp) override;
+  [[nodiscard]] uint64_t offer_zcopy(const void* local, std::size_t length) noexcept override;
+  void withdraw_zcopy(uint64_t key) noexcept override;
   [[nodiscard]] Status pending_add(PendingEntry* entry) override;
   void pending_remove(PendingEntry* entry) override;
   [[nodiscard]] Status flush(Completion* comp) override;
@@ -68,18 +71,27 @@ class ShmEp final : public Ep {
 
  private:
   struct ZcopyOp {
-    enum class Kind : uint8_t { Get, Put, Flush };
+    // Split: a get of an offer, shared with its owner (offer.hpp).
+    enum class Kind : uint8_t { Get, Put, Flush, Split };
     Kind kind;
     std::byte* local;
     uint64_t remote;
     std::size_t length;
-    std::size_t done;
+    std::size_t done;  // Get and Put; a Split counts in its slot
     Completion* comp;
+    OfferSlot* offer = nullptr;
   };
 
   [[nodiscard]] Status start_zcopy(ZcopyOp::Kind kind, std::byte* local, std::size_t length, uint64_t remote,
                                    Completion* comp);
   [[nodiscard]] int copy(const ZcopyOp& op, std::size_t length) noexcept;
+  // The peer's offer behind `remote`, matched to this get; null when the key
+  // does not name a live offer of that memory (the get then copies alone).
+  [[nodiscard]] OfferSlot* match_offer(std::byte* local, std::size_t length, RemoteMemory remote) noexcept;
+  [[nodiscard]] Status start_split_get(OfferSlot* offer, std::byte* local, std::size_t length, uint64_t remote,
+                                       Completion* comp);
+  // Copies the next chunk from the back of the offer; false when none is left.
+  bool split_step(const ZcopyOp& op) noexcept;
 
   void wake_peer_if_armed() noexcept {
     // seq_cst, and after the seq_cst publish: see FifoSender::publish. It is
@@ -99,6 +111,7 @@ class ShmEp final : public Ep {
 
   Peer peer_;
   bool zcopy_;
+  OfferSlot* peer_offers_;  // in the peer's segment
   PeerArena arena_;  // mapped on the first copy that falls in it
   std::deque<ZcopyOp> zcopy_ops_;
 };

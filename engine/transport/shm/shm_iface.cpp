@@ -83,7 +83,8 @@ ShmIface::ShmIface(const IfaceParams& params, FifoGeometry geometry, std::string
       segment_(std::move(segment)),
       wakeup_(std::move(wakeup)),
       cma_mode_(params.config.cma),
-      cma_chunk_(params.config.cma_chunk != 0 ? params.config.cma_chunk : kDefaultCmaChunk) {
+      cma_chunk_(params.config.cma_chunk != 0 ? params.config.cma_chunk : kDefaultCmaChunk),
+      split_copies_(params.config.cma_split != runtime::Switch::Off) {
   auto* cells = static_cast<std::byte*>(segment_.base()) + kCellsOffset;
   new (header_) SegmentHeader();
   header_->version = kSegmentVersion;
@@ -93,6 +94,7 @@ ShmIface::ShmIface(const IfaceParams& params, FifoGeometry geometry, std::string
   header_->expected_peers = params.expected_peers;
   header_->probe_address = reinterpret_cast<uint64_t>(&probe_word_);
   fifo_init(&header_->fifo, cells, geometry);
+  offers_.attach(reinterpret_cast<OfferSlot*>(static_cast<std::byte*>(segment_.base()) + kOffersOffset));
   // Last: a peer that sees the magic sees everything above.
   header_->magic.store(kSegmentMagic, std::memory_order_release);
   inbox_.attach(&header_->fifo, cells, geometry);
@@ -137,6 +139,7 @@ unsigned ShmIface::progress() {
   unsigned events = inbox_.poll(cells_);
   if (TERN_UNLIKELY(!pending_eps_.empty())) events += dispatch_pending();
   if (TERN_UNLIKELY(!zcopy_eps_.empty())) events += progress_zcopy();
+  if (TERN_UNLIKELY(offers_.helping())) events += offers_.help();
   return events;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "offer_table.hpp"
 #include "segment_layout.hpp"
 #include "shared_arena.hpp"
 #include "shm_address.hpp"
@@ -53,6 +54,8 @@ class ShmIface final : public Iface {
   void schedule_zcopy(ShmEp& ep) noexcept;
   void signal(const WakeupAddress& peer) const noexcept { wakeup_.signal(peer); }
   [[nodiscard]] std::size_t cma_chunk() const noexcept { return cma_chunk_; }
+  [[nodiscard]] bool split_copies() const noexcept { return split_copies_; }
+  [[nodiscard]] OfferTable& offers() noexcept { return offers_; }
 
  private:
   ShmIface(const IfaceParams& params, FifoGeometry geometry, std::string segment_name, ShmSegment segment,
@@ -75,6 +78,8 @@ class ShmIface final : public Iface {
   WakeupSocket wakeup_;
   runtime::Switch cma_mode_;
   std::size_t cma_chunk_;
+  bool split_copies_;
+  OfferTable offers_;  // of our buffers, in our segment
   runtime::IntrusiveList<ShmEp, &ShmEp::iface_hook> eps_;
   SharedArena arena_;
   // Peers read this word with CMA to learn whether the kernel lets them.

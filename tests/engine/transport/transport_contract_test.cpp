@@ -152,7 +152,7 @@ TEST_P(TransportTest, AttributesDescribeTheCells) {
   if (GetParam() == std::string("self")) {
     EXPECT_EQ(attr.rndv_threshold, attr.max_short + 1);
   } else {
-    EXPECT_EQ(attr.rndv_threshold, 256u * 1024);
+    EXPECT_EQ(attr.rndv_threshold, 128u * 1024);
   }
   EXPECT_GT(attr.max_zcopy, 0u);
 

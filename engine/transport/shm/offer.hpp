@@ -1,12 +1,14 @@
 // A split zero copy: the owner of a large send buffer offers it in a slot of
 // its segment, and the peer that gets it shares the copying with the owner.
 // The peer claims chunks from the back and reads them (process_vm_readv);
-// the owner, whenever it progresses, claims chunks from the front and writes
-// them (process_vm_writev). A CMA call is bound by the kernel's per-page work
-// on the core that makes it, so two cores copying two halves move a message
-// in about half the time; the sides meet in the middle, so neither waits for
-// the other and each touches its own part of both buffers. When the owner is
-// busy elsewhere the peer simply takes every chunk.
+// the owner, whenever it progresses with no copies of its own to make,
+// claims chunks from the front and writes them (process_vm_writev). A CMA
+// call is bound by the kernel's per-page work on the core that makes it, so
+// two cores copying two halves move a message in about half the time; the
+// sides meet in the middle, so neither waits for the other and each touches
+// its own part of both buffers. When the owner is busy elsewhere the peer
+// takes every chunk, all at once if the owner says it is copying for itself
+// (SegmentHeader::copying).
 #pragma once
 
 #include <algorithm>
@@ -62,22 +64,24 @@ struct OfferClaim {
   std::size_t length = 0;
 };
 
-// Takes the next chunk from the front (the owner) or from the back (the
-// peer); false once none is left. Each side keeps to its own end even when
-// several messages are in flight: programs often send many messages from one
-// buffer into one buffer, and two cores writing the same lines at once would
-// cost more than the system calls saved by taking whole messages.
-inline bool claim_offer_chunk(OfferSlot& slot, bool from_back, OfferClaim& out) noexcept {
+// Takes the next chunk, or every chunk left (`all`), from the front (the
+// owner) or from the back (the peer); false once none is left. While both
+// sides copy, each keeps to one chunk at its own end even when several
+// messages are in flight: programs often send many messages from one buffer
+// into one buffer, and two cores writing the same lines at once would cost
+// more than the system calls saved by taking whole messages.
+inline bool claim_offer_chunks(OfferSlot& slot, bool from_back, bool all, OfferClaim& out) noexcept {
   uint64_t word = slot.claims.load(std::memory_order_relaxed);
   for (;;) {
     const uint64_t front = word & 0xffffffffu;
     const uint64_t back = word >> 32;
     if (front >= back) return false;
-    const uint64_t index = from_back ? back - 1 : front;
-    const uint64_t next = from_back ? (index << 32) | front : (back << 32) | (front + 1);
+    const uint64_t first = all || !from_back ? front : back - 1;
+    const uint64_t end = all || from_back ? back : front + 1;
+    const uint64_t next = from_back ? (first << 32) | front : (back << 32) | end;
     if (slot.claims.compare_exchange_weak(word, next, std::memory_order_relaxed)) {
-      out.offset = index * slot.chunk;
-      out.length = std::min<uint64_t>(slot.chunk, slot.copy_length - out.offset);
+      out.offset = first * slot.chunk;
+      out.length = std::min<uint64_t>((end - first) * slot.chunk, slot.copy_length - out.offset);
       return true;
     }
   }

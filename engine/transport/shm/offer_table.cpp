@@ -63,7 +63,7 @@ unsigned OfferTable::help() noexcept {
       continue;
     }
     OfferClaim claim;
-    if (!claim_offer_chunk(slot, false, claim)) {
+    if (!claim_offer_chunks(slot, false, false, claim)) {
       helping_.erase(helping_.begin() + static_cast<std::ptrdiff_t>(i));
       continue;
     }

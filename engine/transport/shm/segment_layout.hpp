@@ -36,6 +36,12 @@ struct SegmentHeader {
   // Alone on its line: senders read it after every message, and it changes
   // only when the receiver arms, so the read normally hits their cache.
   alignas(kCacheLine) std::atomic<uint32_t> armed{0};
+
+  // Set while the owner has zero copies of its own queued. It then leaves
+  // its offers to the peers, who take them whole (one system call instead of
+  // one per end), since its core is as busy as theirs (osu_bibw). Alone on
+  // its line: it changes only when the owner's queue empties or fills.
+  alignas(kCacheLine) std::atomic<uint32_t> copying{0};
 };
 
 inline constexpr std::size_t kOffersOffset = align_up(sizeof(SegmentHeader), kCacheLine);

@@ -27,6 +27,7 @@ ShmEp::ShmEp(ShmIface& iface, Peer&& peer) noexcept
   auto* header = static_cast<SegmentHeader*>(peer_.segment.base());
   fifo_ = FifoSender(&header->fifo, static_cast<std::byte*>(peer_.segment.base()) + kCellsOffset, peer_.geometry);
   peer_armed_ = &header->armed;
+  peer_copying_ = &header->copying;
   peer_offers_ = reinterpret_cast<OfferSlot*>(static_cast<std::byte*>(peer_.segment.base()) + kOffersOffset);
   arena_.describe(peer_.pid, peer_.arena_fd, peer_.arena_base, peer_.arena_capacity);
 }
@@ -138,7 +139,8 @@ Status ShmEp::start_split_get(OfferSlot* offer, std::byte* local, std::size_t le
 
 bool ShmEp::split_step(const ZcopyOp& op) noexcept {
   OfferClaim claim;
-  if (!claim_offer_chunk(*op.offer, true, claim)) return false;
+  const bool owner_busy = peer_copying_->load(std::memory_order_relaxed) != 0;
+  if (!claim_offer_chunks(*op.offer, true, owner_busy, claim)) return false;
   if (int error = cma_read(peer_.pid, op.local + claim.offset, op.remote + claim.offset, claim.length); error != 0) {
     TERN_LOG(Error, "shm: process_vm_readv of %zu bytes from process %d failed: %s", claim.length,
              static_cast<int>(peer_.pid), std::strerror(error));

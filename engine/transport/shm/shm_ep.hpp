@@ -90,7 +90,8 @@ class ShmEp final : public Ep {
   [[nodiscard]] OfferSlot* match_offer(std::byte* local, std::size_t length, RemoteMemory remote) noexcept;
   [[nodiscard]] Status start_split_get(OfferSlot* offer, std::byte* local, std::size_t length, uint64_t remote,
                                        Completion* comp);
-  // Copies the next chunk from the back of the offer; false when none is left.
+  // Copies the next chunk from the back of the offer, or every chunk left
+  // while its owner is busy with copies of its own; false when none is left.
   bool split_step(const ZcopyOp& op) noexcept;
 
   void wake_peer_if_armed() noexcept {
@@ -112,6 +113,7 @@ class ShmEp final : public Ep {
   Peer peer_;
   bool zcopy_;
   OfferSlot* peer_offers_;  // in the peer's segment
+  const std::atomic<uint32_t>* peer_copying_;
   PeerArena arena_;  // mapped on the first copy that falls in it
   std::deque<ZcopyOp> zcopy_ops_;
 };

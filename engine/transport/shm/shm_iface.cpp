@@ -138,8 +138,12 @@ unsigned ShmIface::progress() {
   // At most one FIFO's worth, so a peer that keeps sending cannot hold us.
   unsigned events = inbox_.poll(cells_);
   if (TERN_UNLIKELY(!pending_eps_.empty())) events += dispatch_pending();
-  if (TERN_UNLIKELY(!zcopy_eps_.empty())) events += progress_zcopy();
-  if (TERN_UNLIKELY(offers_.helping())) events += offers_.help();
+  if (TERN_UNLIKELY(!zcopy_eps_.empty())) {
+    events += progress_zcopy();
+    if (zcopy_eps_.empty()) header_->copying.store(0, std::memory_order_relaxed);
+  } else if (TERN_UNLIKELY(offers_.helping())) {
+    events += offers_.help();
+  }
   return events;
 }
 
@@ -173,7 +177,9 @@ void ShmIface::schedule_pending(ShmEp& ep) noexcept {
 }
 
 void ShmIface::schedule_zcopy(ShmEp& ep) noexcept {
-  if (!ep.zcopy_hook.linked()) zcopy_eps_.push_back(&ep);
+  if (ep.zcopy_hook.linked()) return;
+  if (zcopy_eps_.empty()) header_->copying.store(1, std::memory_order_relaxed);
+  zcopy_eps_.push_back(&ep);
 }
 
 void ShmIface::set_am_handler(uint8_t id, AmHandler handler, void* arg) { inbox_.set_handler(id, handler, arg); }
@@ -259,7 +265,10 @@ void ShmIface::destroy_ep(Ep* ep) {
     return;
   }
   if (found->pending_hook.linked()) pending_eps_.remove(found);
-  if (found->zcopy_hook.linked()) zcopy_eps_.remove(found);
+  if (found->zcopy_hook.linked()) {
+    zcopy_eps_.remove(found);
+    if (zcopy_eps_.empty()) header_->copying.store(0, std::memory_order_relaxed);
+  }
   eps_.remove(found);
   delete found;
 }

@@ -128,6 +128,30 @@ TEST_F(SplitCopyTest, ThePeerCopiesEverythingWhenTheOwnerIsBusy) {
   owner_ep_->withdraw_zcopy(key);
 }
 
+TEST_F(SplitCopyTest, AnOwnerBusyWithItsOwnCopiesLeavesTheWholeOfferToThePeer) {
+  runtime::Config config;
+  config.cma_chunk = 64 * 1024;  // the owner's put stays queued, and offers have many chunks
+  open(config);
+  const std::size_t size = std::size_t{1} << 20;
+  std::vector<std::byte> put_source(size), put_dest(size), source(size), dest(size);
+  fill_pattern(put_source.data(), size, 8);
+  fill_pattern(source.data(), size, 9);
+  Done put;
+  ASSERT_EQ(owner_ep_->put_zcopy(put_source.data(), size, remote(put_dest, 0), &put.comp), Status::InProgress);
+
+  const uint64_t key = owner_ep_->offer_zcopy(source.data(), size);
+  ASSERT_NE(key, 0u);
+  Done done;
+  // One claim takes every chunk: the get is complete when the call returns.
+  EXPECT_EQ(peer_ep_->get_zcopy(dest.data(), size, remote(source, key), &done.comp), Status::Ok);
+  EXPECT_TRUE(check_pattern(dest.data(), size, 9));
+
+  ASSERT_TRUE(spin_until([&] { owner_->progress(); }, [&] { return put.fired; }));
+  EXPECT_EQ(put.result, Status::Ok);
+  EXPECT_TRUE(check_pattern(put_dest.data(), size, 8));
+  owner_ep_->withdraw_zcopy(key);
+}
+
 TEST_F(SplitCopyTest, AShorterReceiveCopiesOnlyWhatFits) {
   const std::size_t size = std::size_t{1} << 20;
   const std::size_t fits = size / 2 + 4097;

@@ -144,7 +144,9 @@ class FifoSender {
   // seq_cst because it is the sender's half of the wakeup handshake: publish,
   // then read the receiver's "armed" flag, while the receiver stores "armed",
   // then looks for a published cell; with both seq_cst at least one side sees
-  // the other. A receiver in the same thread needs only release.
+  // the other. A receiver in the same thread needs only release, and so does
+  // one in a process that fences its senders before it sleeps
+  // (shm/remote_fence.hpp).
   template <std::memory_order Order = std::memory_order_seq_cst>
   static void publish(FifoCellHeader* cell, uint64_t index, uint8_t am_id, std::size_t length,
                       uint8_t flags = 0) noexcept {

@@ -29,6 +29,9 @@ struct SegmentHeader {
   uint32_t expected_peers = 0;  // 0: unknown, the owner unlinks at destruction
   std::atomic<uint32_t> attach_count{0};
   uint64_t probe_address = 0;
+  // 1 when the owner calls remote_fence() before it sleeps, so that senders
+  // registered for it may publish without a fence of their own.
+  uint32_t fences_before_sleep = 0;
 
   FifoIndices fifo;  // head and tail, each on its own line
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "cma.hpp"
+#include "remote_fence.hpp"
 #include "segment_layout.hpp"
 #include "shm_iface.hpp"
 #include "tern/runtime/log.hpp"
@@ -27,6 +28,7 @@ ShmEp::ShmEp(ShmIface& iface, Peer&& peer) noexcept
   auto* header = static_cast<SegmentHeader*>(peer_.segment.base());
   fifo_ = FifoSender(&header->fifo, static_cast<std::byte*>(peer_.segment.base()) + kCellsOffset, peer_.geometry);
   peer_armed_ = &header->armed;
+  light_publish_ = header->fences_before_sleep != 0 && remote_fence_registered();
   peer_copying_ = &header->copying;
   peer_offers_ = reinterpret_cast<OfferSlot*>(static_cast<std::byte*>(peer_.segment.base()) + kOffersOffset);
   arena_.describe(peer_.pid, peer_.arena_fd, peer_.arena_base, peer_.arena_capacity);
@@ -45,7 +47,9 @@ Status ShmEp::am_short(uint8_t id, uint64_t header, const void* payload, std::si
   if (TERN_UNLIKELY(length > max_short_)) return Status::MessageTooLong;
   if (TERN_UNLIKELY(id >= kMaxAmId || (payload == nullptr && length != 0))) return Status::InvalidParam;
   if (TERN_UNLIKELY(pending_.blocks_sends())) return Status::WouldBlock;
-  if (TERN_UNLIKELY(!fifo_.send_short(id, header, payload, length))) return Status::WouldBlock;
+  const bool sent = light_publish_ ? fifo_.send_short<std::memory_order_release>(id, header, payload, length)
+                                   : fifo_.send_short(id, header, payload, length);
+  if (TERN_UNLIKELY(!sent)) return Status::WouldBlock;
   wake_peer_if_armed();
   return Status::Ok;
 }
@@ -53,7 +57,8 @@ Status ShmEp::am_short(uint8_t id, uint64_t header, const void* payload, std::si
 ssize_t ShmEp::am_bcopy(uint8_t id, PackCallback pack, void* arg) {
   if (TERN_UNLIKELY(id >= kMaxAmId || pack == nullptr)) return static_cast<ssize_t>(Status::InvalidParam);
   if (TERN_UNLIKELY(pending_.blocks_sends())) return static_cast<ssize_t>(Status::WouldBlock);
-  const ssize_t result = fifo_.send_bcopy(id, pack, arg, max_bcopy_);
+  const ssize_t result = light_publish_ ? fifo_.send_bcopy<std::memory_order_release>(id, pack, arg, max_bcopy_)
+                                        : fifo_.send_bcopy(id, pack, arg, max_bcopy_);
   // Also after a failed pack: its empty cell was published.
   if (result != static_cast<ssize_t>(Status::WouldBlock)) wake_peer_if_armed();
   return result;

@@ -95,7 +95,7 @@ class ShmEp final : public Ep {
   bool split_step(const ZcopyOp& op) noexcept;
 
   void wake_peer_if_armed() noexcept {
-    // seq_cst, and after the seq_cst publish: see FifoSender::publish. It is
+    // After the publish: see FifoSender::publish and remote_fence.hpp. It is
     // a plain load on x86 and normally a cache hit: the flag has its own
     // line, which the peer writes only when it goes to sleep.
     if (TERN_UNLIKELY(peer_armed_->load(std::memory_order_seq_cst) != 0)) wake_peer();
@@ -105,6 +105,9 @@ class ShmEp final : public Ep {
   // Touched by every send.
   FifoSender fifo_;
   std::atomic<uint32_t>* peer_armed_;
+  // Publish with a release store: the peer fences us (remote_fence) before
+  // it sleeps. Otherwise each publish is seq_cst.
+  bool light_publish_ = false;
   std::size_t max_short_;
   std::size_t max_bcopy_;
   EpPendingQueue pending_;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "cma.hpp"
+#include "remote_fence.hpp"
 #include "tern/runtime/log.hpp"
 #include "transport/fifo_config.hpp"
 
@@ -84,7 +85,8 @@ ShmIface::ShmIface(const IfaceParams& params, FifoGeometry geometry, std::string
       wakeup_(std::move(wakeup)),
       cma_mode_(params.config.cma),
       cma_chunk_(params.config.cma_chunk != 0 ? params.config.cma_chunk : kDefaultCmaChunk),
-      split_copies_(params.config.cma_split != runtime::Switch::Off) {
+      split_copies_(params.config.cma_split != runtime::Switch::Off),
+      fence_before_sleep_(remote_fence_available()) {
   auto* cells = static_cast<std::byte*>(segment_.base()) + kCellsOffset;
   new (header_) SegmentHeader();
   header_->version = kSegmentVersion;
@@ -93,6 +95,7 @@ ShmIface::ShmIface(const IfaceParams& params, FifoGeometry geometry, std::string
   header_->cell_size = geometry.cell_size;
   header_->expected_peers = params.expected_peers;
   header_->probe_address = reinterpret_cast<uint64_t>(&probe_word_);
+  header_->fences_before_sleep = fence_before_sleep_ ? 1 : 0;
   fifo_init(&header_->fifo, cells, geometry);
   offers_.attach(reinterpret_cast<OfferSlot*>(static_cast<std::byte*>(segment_.base()) + kOffersOffset));
   // Last: a peer that sees the magic sees everything above.
@@ -276,8 +279,10 @@ void ShmIface::destroy_ep(Ep* ep) {
 Status ShmIface::arm() {
   // Waiting entries and queued copies need our progress, not a peer's send.
   if (!pending_eps_.empty() || !zcopy_eps_.empty()) return Status::Busy;
-  // The receiver's half of the handshake in FifoSender::publish.
+  // The receiver's half of the handshake in FifoSender::publish; senders
+  // that publish without a fence get theirs from remote_fence().
   header_->armed.store(1, std::memory_order_seq_cst);
+  if (fence_before_sleep_) remote_fence();
   if (inbox_.ready_seq_cst()) {
     header_->armed.store(0, std::memory_order_relaxed);
     return Status::Busy;

@@ -79,6 +79,7 @@ class ShmIface final : public Iface {
   runtime::Switch cma_mode_;
   std::size_t cma_chunk_;
   bool split_copies_;
+  bool fence_before_sleep_;  // arm() calls remote_fence()
   OfferTable offers_;  // of our buffers, in our segment
   runtime::IntrusiveList<ShmEp, &ShmEp::iface_hook> eps_;
   SharedArena arena_;

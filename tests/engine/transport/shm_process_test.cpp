@@ -443,5 +443,55 @@ TEST(ShmConcurrency, ManySendersKeepPerSenderOrder) {
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(state.next[t], kPerThread);
 }
 
+// A receiver that goes to sleep while a sender publishes must always be woken
+// (the sender's publish and the receiver's "armed" are ordered by the fence
+// the receiver makes before it sleeps, remote_fence.hpp, or by seq_cst on
+// both sides where the kernel has no membarrier). Thousands of sleeps meet
+// sends at random moments; a lost wakeup shows as a sleep that times out
+// with a message waiting. The reordering window is a few nanoseconds, so a
+// missing fence is rarely caught here; a missing or undelivered wakeup is.
+TEST(ShmConcurrency, NoWakeupIsLostWhileTheReceiverArmsAndSleeps) {
+  const std::string job = testing::unique_job_id("wk");
+  auto sender = open_shm(job, 0);
+  auto receiver = open_shm(job, 0);
+  ASSERT_TRUE(sender && receiver);
+  Status status = Status::Ok;
+  Ep* ep = sender->create_ep(receiver->address(), status);
+  ASSERT_NE(ep, nullptr);
+  constexpr uint64_t kMessages = 20000;
+  uint64_t received = 0;
+  receiver->set_am_handler(
+      kAmId, [](void* arg, const void*, std::size_t) { ++*static_cast<uint64_t*>(arg); }, &received);
+  std::atomic<bool> failed{false};
+  std::thread producer([&] {
+    unsigned seed = 12345;
+    for (uint64_t i = 0; i < kMessages; ++i) {
+      Status sent;
+      while ((sent = ep->am_short(kAmId, i, nullptr, 0)) == Status::WouldBlock) std::this_thread::yield();
+      if (sent != Status::Ok) failed = true;
+      // Short pauses of varied length, so that many sends meet an arming receiver.
+      seed = seed * 1103515245u + 12345u;
+      const unsigned spin = (seed >> 16) % 20000;
+      for (unsigned k = 0; k < spin; ++k) std::atomic_signal_fence(std::memory_order_seq_cst);
+    }
+  });
+  unsigned sleeps = 0, lost = 0;
+  while (received < kMessages && lost == 0) {
+    if (receiver->progress() != 0) continue;
+    if (receiver->arm() != Status::Ok) continue;
+    pollfd waiter{receiver->event_fd(), POLLIN, 0};
+    const int woken = poll(&waiter, 1, 2000);
+    receiver->disarm();
+    ++sleeps;
+    if (woken == 0 && receiver->progress() != 0) ++lost;
+  }
+  producer.join();
+  EXPECT_FALSE(failed);
+  EXPECT_EQ(lost, 0u) << "a published message did not wake the receiver";
+  EXPECT_EQ(received, kMessages);
+  EXPECT_GT(sleeps, 0u);
+  sender->destroy_ep(ep);
+}
+
 }  // namespace
 }  // namespace tern::engine::transport

@@ -17,11 +17,15 @@ void WorkerImpl::wait_until(Done&& done) {
   const std::size_t spin_limit = params_.config.spin_count != 0 ? params_.config.spin_count : 20000;
   std::size_t idle_polls = 0;
   unsigned yields = 0;
+  bool slept = false;
   for (;;) {
     const uint64_t completions_seen = thread_safe_ ? completions_.load(std::memory_order_seq_cst) : 0;
     {
       Guard guard(*this);
-      if (done()) return;
+      if (done()) {
+        if (!thread_safe_ && mode == runtime::WaitMode::Adaptive) cpu_hop_.on_wait_done(yields != 0 && !slept);
+        return;
+      }
       if (progress() != 0) {
         idle_polls = 0;
         continue;
@@ -43,6 +47,7 @@ void WorkerImpl::wait_until(Done&& done) {
       continue;
     }
     yields = 0;
+    slept = true;
     // Sends waiting for room in a peer's FIFO get no wakeup when the peer
     // drains it, so sleep briefly while any are queued. The long timeout
     // otherwise is only a safety net: every event we wait for wakes us.

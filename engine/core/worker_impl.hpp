@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/endpoint.hpp"
+#include "core/cpu_hop.hpp"
 #include "core/request_impl.hpp"
 #include "core/unexpected.hpp"
 #include "tag/matcher.hpp"
@@ -114,6 +115,7 @@ class WorkerImpl {
   int epoll_fd_ = -1;
   int signal_fd_ = -1;  // eventfd for signal()
   std::size_t blocked_endpoints_ = 0;  // endpoints whose sends wait for lane resources
+  CpuHop cpu_hop_;  // single-threaded workers only
 
   // Sleeping in a thread-safe worker: one thread at a time (the leader)
   // sleeps on the wakeup fd; the others (followers) wait on a condition

@@ -57,6 +57,7 @@ Status WorkerImpl::create(const WorkerParams& params, std::unique_ptr<WorkerImpl
   if (worker->params_.job_id.empty()) worker->params_.job_id = default_job_id();
   worker->uuid_ = make_uuid();
   worker->thread_safe_ = params.thread_safe;
+  if (!worker->thread_safe_) worker->cpu_hop_.init(worker->uuid_);
   if (Status s = worker->open_wakeup(); s != Status::Ok) return s;
   if (Status s = worker->open_ifaces(); s != Status::Ok) return s;
   out = std::move(worker);

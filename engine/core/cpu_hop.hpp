@@ -3,8 +3,8 @@
 // 5 us on a small VM), and since each hands the CPU straight to the other,
 // neither ever sleeps and the kernel sees no reason to move either. A waiter
 // notices this as waits that keep ending only after it yielded the CPU; it
-// then moves itself to another CPU it may run on, once, and lets the kernel
-// settle from there (partners apart stay apart: they no longer yield).
+// then moves itself to another CPU it may run on and lets the kernel settle
+// from there (partners apart stay apart: they no longer yield).
 #pragma once
 
 #include <sched.h>

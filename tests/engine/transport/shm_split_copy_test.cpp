@@ -112,7 +112,7 @@ TEST_F(SplitCopyTest, EachSideCopiesItsOwnEnd) {
   EXPECT_EQ(owner_->progress(), 0u);
 }
 
-TEST_F(SplitCopyTest, ThePeerCopiesEverythingWhenTheOwnerIsBusy) {
+TEST_F(SplitCopyTest, ThePeerCopiesEverythingWhenTheOwnerDoesNotProgress) {
   const std::size_t size = (std::size_t{3} << 20) + 12345;
   std::vector<std::byte> source(size), dest(size);
   fill_pattern(source.data(), size, 4);

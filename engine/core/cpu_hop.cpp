@@ -46,6 +46,7 @@ void CpuHop::hop() noexcept {
   if (sched_setaffinity(0, sizeof(only), &only) == 0) {
     (void)sched_setaffinity(0, sizeof(allowed_), &allowed_);
     ++hops_;
+    last_target_ = target;
     TERN_LOG(Debug, "wait: kept meeting a partner on CPU %d; moved to CPU %d", here, target);
   }
 }

@@ -30,6 +30,7 @@ class CpuHop {
   }
 
   [[nodiscard]] unsigned moves() const noexcept { return hops_; }
+  [[nodiscard]] int last_move_to() const noexcept { return last_target_; }
 
  private:
   static constexpr unsigned kStreak = 64;
@@ -39,6 +40,7 @@ class CpuHop {
   bool enabled_ = false;
   unsigned streak_ = 0;
   unsigned hops_ = 0;
+  int last_target_ = -1;
   uint64_t random_ = 0;
   cpu_set_t allowed_{};
 };

@@ -332,6 +332,17 @@ int packed_bytes(const char* function, MPI_Comm comm, int count, MPI_Datatype ty
   return MPI_SUCCESS;
 }
 
+// Packs the send side of a collective into `temp` (one byte more, so that
+// data() is never null), or raises the error of its type or count.
+int pack_send_side(const char* function, MPI_Comm comm, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                   std::vector<char>& temp, int& bytes) {
+  std::shared_ptr<const DerivedType> desc;
+  if (int err = packed_bytes(function, comm, sendcount, sendtype, desc, bytes); err != MPI_SUCCESS) return err;
+  temp.resize(static_cast<std::size_t>(bytes) + 1);
+  pack_data(*desc, sendbuf, static_cast<std::size_t>(sendcount), temp.data());
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 int derived_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
@@ -522,15 +533,13 @@ int derived_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
   const bool is_root = rank == root;
   const bool in_place = is_root && sendbuf == MPI_IN_PLACE;
-  std::shared_ptr<const DerivedType> sdesc;
   int send_bytes = 0;
   std::vector<char> send_temp;
   if (!in_place) {
-    if (int err = packed_bytes(kFunction, comm, sendcount, sendtype, sdesc, send_bytes); err != MPI_SUCCESS) {
+    if (int err = pack_send_side(kFunction, comm, sendbuf, sendcount, sendtype, send_temp, send_bytes);
+        err != MPI_SUCCESS) {
       return err;
     }
-    send_temp.resize(static_cast<std::size_t>(send_bytes) + 1);
-    pack_data(*sdesc, sendbuf, static_cast<std::size_t>(sendcount), send_temp.data());
   }
   VLayout recv;
   if (is_root) {
@@ -590,15 +599,13 @@ int derived_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype
   int rank = 0, size = 0;
   if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  std::shared_ptr<const DerivedType> sdesc;
   int send_bytes = 0;
   std::vector<char> send_temp;
   if (!in_place) {
-    if (int err = packed_bytes(kFunction, comm, sendcount, sendtype, sdesc, send_bytes); err != MPI_SUCCESS) {
+    if (int err = pack_send_side(kFunction, comm, sendbuf, sendcount, sendtype, send_temp, send_bytes);
+        err != MPI_SUCCESS) {
       return err;
     }
-    send_temp.resize(static_cast<std::size_t>(send_bytes) + 1);
-    pack_data(*sdesc, sendbuf, static_cast<std::size_t>(sendcount), send_temp.data());
   }
   VLayout recv;
   if (int err = layout_v(kFunction, comm, size, recvcounts, displs, recvtype, "receive", recv); err != MPI_SUCCESS) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/protocol_meter.hpp"
 #include "core/request_impl.hpp"
 #include "tern/runtime/intrusive_list.hpp"
 #include "transport/iface.hpp"
@@ -28,6 +29,8 @@ class Endpoint {
   std::size_t max_fragment = 0;    // payload of a middle fragment
   std::size_t rndv_threshold = 0;  // SIZE_MAX: no rendezvous on this lane
   std::size_t rndv_threshold_mapped = 0;  // for buffers the peer has mapped (mem_alloc)
+  std::size_t rndv_threshold_drained = 0;  // while the peer has nothing unread (Ep::peer_drained)
+  ProtocolMeter meter;  // eager or rendezvous between the two thresholds above
 
   // Sends that found the lane full wait here, in posting order; while the
   // queue is not empty new sends join it, so messages never overtake. Only the

@@ -18,6 +18,12 @@ void WorkerImpl::complete(RequestImpl* request, Status status) noexcept {
     request->endpoint->lane->withdraw_zcopy(request->offer_key);
     request->offer_key = 0;
   }
+  if (TERN_UNLIKELY(request->metered_since_ns != 0)) {
+    if (status == Status::Ok) {
+      request->endpoint->meter.record_rendezvous(request->length, ProtocolMeter::now_ns() - request->metered_since_ns);
+    }
+    request->metered_since_ns = 0;
+  }
   request->set_status(status);
   if (thread_safe_) {
     completions_.fetch_add(1, std::memory_order_seq_cst);

@@ -145,6 +145,11 @@ void WorkerImpl::register_am_handlers(transport::Iface& iface) {
 
 WorkerImpl::~WorkerImpl() {
   for (auto& [uuid, ep] : endpoints_) {
+    if (ep->meter.eager_ns_per_kib() != 0 || ep->meter.rendezvous_ns_per_kib() != 0) {
+      TERN_LOG(Debug, "peer %016llx: mid-size messages cost %llu ns/KiB eager, %llu rendezvous (lately)",
+               static_cast<unsigned long long>(uuid), static_cast<unsigned long long>(ep->meter.eager_ns_per_kib()),
+               static_cast<unsigned long long>(ep->meter.rendezvous_ns_per_kib()));
+    }
     if (ep->pending_registered) ep->lane->pending_remove(&ep->pending);
     ep->iface->destroy_ep(ep->lane);
   }
@@ -192,6 +197,10 @@ Status WorkerImpl::connect(std::span<const std::byte> peer_address, Endpoint*& e
       const std::size_t threshold =
           params_.config.rndv_threshold != 0 ? params_.config.rndv_threshold : attr.rndv_threshold;
       ep->rndv_threshold = zcopy ? std::max<std::size_t>(threshold, 1) : SIZE_MAX;
+      ep->rndv_threshold_drained =
+          zcopy ? std::max(ep->rndv_threshold, params_.config.rndv_threshold != 0 ? params_.config.rndv_threshold
+                                                                                  : attr.rndv_threshold_drained)
+                : SIZE_MAX;
       // A peer that cannot map our memory falls back to CMA, so mapped memory
       // takes the rendezvous only where CMA works too.
       ep->rndv_threshold_mapped =

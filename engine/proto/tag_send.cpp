@@ -108,8 +108,17 @@ Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t len
   const bool sync = (flags & kSendSync) != 0;
   const std::size_t single_capacity = ep->max_fragment + sizeof(tag::FragmentHeader) - sizeof(tag::EagerSyncHeader);
   const bool mapped = length >= ep->rndv_threshold_mapped && ep->iface->mem_owns(buffer, length);
-  if (length > 0 && (length >= ep->rndv_threshold || mapped)) {
+  bool rendezvous = mapped || length >= ep->rndv_threshold_drained;
+  bool metered = false;
+  if (!rendezvous && length >= ep->rndv_threshold) {
+    // Between the thresholds: eager only into an empty FIFO, and only while
+    // eager has been the cheaper of the two lately (ProtocolMeter).
+    metered = true;
+    rendezvous = !ep->send_queue.empty() || !ep->lane->peer_drained() || !ep->meter.prefer_eager();
+  }
+  if (length > 0 && rendezvous) {
     r->protocol = SendProtocol::Rendezvous;
+    if (metered) r->metered_since_ns = ProtocolMeter::now_ns();
     r->offer_key = ep->lane->offer_zcopy(buffer, length);
   } else if (sync && length <= single_capacity) {
     r->protocol = SendProtocol::SyncSingle;
@@ -142,7 +151,10 @@ Status WorkerImpl::send_progress(RequestImpl* r) {
       return status == Status::Ok ? Status::InProgress : status;
     }
 
-    case SendProtocol::Fragments:
+    case SendProtocol::Fragments: {
+      // Timed only when the whole message goes out in this call: one that
+      // waited for room measures the receiver, not the copy.
+      const uint64_t started_ns = r->offset == 0 && ep->meter.sample_eager(r->length) ? ProtocolMeter::now_ns() : 0;
       while (r->offset < r->length) {
         PackArgs args{r};
         ssize_t packed = r->offset == 0 ? ep->lane->am_bcopy(tag::kAmEagerFirst, &pack_first, &args)
@@ -150,7 +162,9 @@ Status WorkerImpl::send_progress(RequestImpl* r) {
         if (packed < 0) return static_cast<Status>(packed);
         r->offset += args.payload;
       }
+      if (started_ns != 0) ep->meter.record_eager(r->length, ProtocolMeter::now_ns() - started_ns);
       return (r->flags & kSendSync) != 0 ? Status::InProgress : Status::Ok;
+    }
 
     case SendProtocol::Rendezvous: {
       Status status = bcopy_status(ep->lane->am_bcopy(tag::kAmRndvRts, &pack_rts, r));

@@ -24,6 +24,13 @@ inline constexpr uint32_t kDefaultFifoCells = 64;
 // rises from 14-15 to 17-21 GB/s; from 4 KiB pages it takes 10.5-12 us
 // against 9.5, with more bandwidth still (17-21 against 15 GB/s).
 inline constexpr std::size_t kDefaultRndvThreshold = 128 * 1024;
+// That crossover holds while the FIFO is busy (osu_bw keeps a window of
+// messages in flight). When the receiver has read everything, an eager
+// message streams through empty cells with both sides copying at once, and
+// the crossover moves up: a 128 KiB ping-pong took 3.1 us eager against 5.6
+// shared zero copy where the two processes share a core's cache, and 8.9
+// against 8.1-8.6 where they do not.
+inline constexpr std::size_t kDefaultDrainedRndvThreshold = 256 * 1024;
 // From memory the receiver has mapped (mem_alloc), the get is one memcpy,
 // already faster than two FIFO fragments: anything that does not fit one cell.
 inline constexpr std::size_t kDefaultMappedRndvThreshold = 0;  // 0: one cell's payload
@@ -41,6 +48,11 @@ inline constexpr std::size_t kDefaultMappedRndvThreshold = 0;  // 0: one cell's 
 
 [[nodiscard]] inline std::size_t rndv_threshold_from(const runtime::Config& config) noexcept {
   return config.rndv_threshold != 0 ? config.rndv_threshold : kDefaultRndvThreshold;
+}
+
+// TERN_RNDV_THRESH, when set, is the one threshold for every case.
+[[nodiscard]] inline std::size_t drained_rndv_threshold_from(const runtime::Config& config) noexcept {
+  return config.rndv_threshold != 0 ? config.rndv_threshold : kDefaultDrainedRndvThreshold;
 }
 
 [[nodiscard]] inline std::size_t mapped_rndv_threshold_from(const runtime::Config& config,

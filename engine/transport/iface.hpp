@@ -55,6 +55,11 @@ struct IfaceAttr {
   std::size_t rndv_threshold = 0;  // where zero copy starts to pay off (measured default)
   // The same for buffers from this iface's mem_alloc, which peers map.
   std::size_t rndv_threshold_mapped = 0;
+  // Below this, a message from ordinary memory still goes eager when the
+  // peer has nothing unread (Ep::peer_drained): copies through an empty
+  // FIFO overlap end to end, while a zero copy pays its fixed cost. Equal to
+  // rndv_threshold where the transport has no such query.
+  std::size_t rndv_threshold_drained = 0;
   int priority = 0;            // higher wins when several reach a peer
 };
 
@@ -91,6 +96,10 @@ class Ep {
   // withdraws the offer only after the peer has reported its get complete.
   [[nodiscard]] virtual uint64_t offer_zcopy(const void* /*local*/, std::size_t /*length*/) noexcept { return 0; }
   virtual void withdraw_zcopy(uint64_t /*key*/) noexcept {}
+
+  // True when the peer has read every active message sent to it so far, by
+  // any sender: one sent now meets no queue. May cost a cache miss.
+  [[nodiscard]] virtual bool peer_drained() noexcept { return false; }
 
   // Queue `entry` to be called when resources free up. Returns Busy (and does
   // not queue) if resources are already available: retry at once instead.

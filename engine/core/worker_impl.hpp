@@ -14,6 +14,7 @@
 
 #include "core/endpoint.hpp"
 #include "core/cpu_hop.hpp"
+#include "core/payload_cache.hpp"
 #include "core/request_impl.hpp"
 #include "core/unexpected.hpp"
 #include "tag/matcher.hpp"
@@ -112,6 +113,7 @@ class WorkerImpl {
   tag::Matcher matcher_;
   runtime::ObjectPool<RequestImpl> requests_{256};
   runtime::ObjectPool<Message> unexpected_{64};
+  PayloadCache payloads_;  // unexpected eager bytes beyond a Message's inline data
   int epoll_fd_ = -1;
   int signal_fd_ = -1;  // eventfd for signal()
   std::size_t blocked_endpoints_ = 0;  // endpoints whose sends wait for lane resources

@@ -44,7 +44,7 @@ Message* new_unexpected(WorkerImpl& worker, uint64_t tag, std::size_t length) {
   if (length <= sizeof(m->inline_data)) {
     m->data = m->inline_data;
   } else {
-    m->data = static_cast<std::byte*>(std::malloc(length));
+    m->data = worker.payloads_.get(length);
     if (m->data == nullptr) {
       worker.unexpected_.put(m);
       return nullptr;
@@ -83,7 +83,7 @@ Endpoint* sender_endpoint(WorkerImpl& worker, uint64_t uuid, const char* what) {
 }  // namespace
 
 void free_unexpected(WorkerImpl& worker, Message* m) {
-  if (m->data != m->inline_data) std::free(m->data);
+  if (m->data != m->inline_data) worker.payloads_.put(m->data, m->length);
   m->data = nullptr;
   worker.unexpected_.put(m);
 }

@@ -9,13 +9,22 @@
 
 namespace tern::engine::transport {
 
-// 8 KiB cells keep an eager fragment in one cell; 64 of them (512 KiB) absorb
-// a burst of sends before senders see WouldBlock. More cells let both sides of
-// a bidirectional exchange run a whole window ahead of the receiver, and the
-// data then leaves the cache before it is read: osu_bibw at 4-128 KiB ran at
-// 0.3-12 GB/s with 128 cells and 7-18 GB/s with 64 (osu_bw unchanged).
-inline constexpr uint32_t kDefaultCellSize = 8192;
-inline constexpr uint32_t kDefaultFifoCells = 64;
+// 16 KiB cells take an 8 KiB message (the size applications pick most) in
+// one cell, and larger ones in half the cells. 32 of them (512 KiB, what 64
+// cells of 8 KiB held) absorb a burst of sends before senders see
+// WouldBlock. More cells let both sides of a bidirectional exchange run a
+// whole window ahead of the receiver, and the data then leaves the cache
+// before it is read: osu_bibw at 4-128 KiB ran at 0.3-12 GB/s with 128 cells
+// of 8 KiB and 7-18 GB/s with 64. Against 64 cells of 8 KiB, alternating
+// runs on a 2-core VM: osu_bw 8 KiB 15.0-16.6 against 12.7-13.5 GB/s, 64 KiB
+// 19.2-22.3 against 11.8-15.8; osu_bibw 8 KiB 15.6-17.9 against 13.6-15.0;
+// osu_mbw_mr 6.5-7.3 against 6.1-6.7 M messages/s; osu_latency 8 KiB
+// 1.27-1.39 against 1.30-1.74 us (0.38 against 0.45 where the two processes
+// share a core's caches). osu_bibw at 16 B and 4 KiB moved by -5% or less.
+// 64 cells of 16 KiB lost message rate (5.1-5.6 M/s): 64 lines 16 KiB apart
+// fall into too few cache sets.
+inline constexpr uint32_t kDefaultCellSize = 16384;
+inline constexpr uint32_t kDefaultFifoCells = 32;
 // Where zero copy starts to pay off, measured on a 2-core node. A CMA call
 // costs about 2 us before it copies anything, and its speed depends on how
 // the buffers are paged: from huge pages (what large allocations get with

@@ -144,7 +144,7 @@ TEST_P(TransportTest, AttributesDescribeTheCells) {
   EXPECT_EQ(std::string(attr.name), GetParam());
   const uint32_t needed = kCapAmShort | kCapAmBcopy | kCapWakeup;
   EXPECT_EQ(attr.flags & needed, needed);
-  EXPECT_EQ(attr.max_bcopy, 8192u - 8);
+  EXPECT_EQ(attr.max_bcopy, 16384u - 8);
   EXPECT_EQ(attr.max_short, attr.max_bcopy - 8);
   // Mapped memory (and self, where a get is a memcpy) switches to zero copy
   // as soon as a message needs more than one cell.

@@ -38,8 +38,10 @@ inline constexpr std::size_t kDefaultRndvThreshold = 128 * 1024;
 // message streams through empty cells with both sides copying at once, and
 // the crossover moves up: a 128 KiB ping-pong took 3.1 us eager against 5.6
 // shared zero copy where the two processes share a core's cache, and 8.9
-// against 8.1-8.6 where they do not.
-inline constexpr std::size_t kDefaultDrainedRndvThreshold = 256 * 1024;
+// against 8.1-8.6 where they do not; with 16 KiB cells, 256 KiB took 5.4
+// eager against 7.6-7.9 in the first case and 9.2-9.4 against 8.9-9.4 in
+// the second. Up to the FIFO's size, the ProtocolMeter picks per endpoint.
+inline constexpr std::size_t kDefaultDrainedRndvThreshold = 512 * 1024;
 // From memory the receiver has mapped (mem_alloc), the get is one memcpy,
 // already faster than two FIFO fragments: anything that does not fit one cell.
 inline constexpr std::size_t kDefaultMappedRndvThreshold = 0;  // 0: one cell's payload

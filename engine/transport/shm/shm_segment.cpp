@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -15,10 +17,22 @@
 namespace tern::engine::transport::shm {
 namespace {
 
-// MAP_POPULATE: take the page faults now rather than on the first messages.
+// Takes the page faults now rather than on the first messages. MAP_POPULATE
+// alone was not enough: it maps a shared file's pages for reading only, and
+// on a VM whose hypervisor keeps its own page tables each process's first
+// access to each page exits to the host. The first pass through the FIFO
+// then made 64 KiB sends take 35-90 us instead of 3. Every page is touched
+// once, with an atomic add of zero: a write access that cannot change a word
+// a peer may be writing at the same moment.
 void* map(int fd, std::size_t size) noexcept {
   void* base = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-  return base == MAP_FAILED ? nullptr : base;
+  if (base == MAP_FAILED) return nullptr;
+  static const std::size_t page_size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  auto* bytes = static_cast<std::byte*>(base);
+  for (std::size_t offset = 0; offset < size; offset += page_size) {
+    std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(bytes + offset)).fetch_add(0, std::memory_order_relaxed);
+  }
+  return base;
 }
 
 }  // namespace

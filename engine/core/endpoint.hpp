@@ -31,6 +31,9 @@ class Endpoint {
   std::size_t rndv_threshold_mapped = 0;  // for buffers the peer has mapped (mem_alloc)
   std::size_t rndv_threshold_drained = 0;  // while the peer has nothing unread (Ep::peer_drained)
   ProtocolMeter meter;  // eager or rendezvous between the two thresholds above
+  // Sends posted on this endpoint so far: a rendezvous whose time the meter
+  // takes must have been the last one posted until it completed.
+  uint64_t sends_posted = 0;
 
   // Sends that found the lane full wait here, in posting order; while the
   // queue is not empty new sends join it, so messages never overtake. Only the

@@ -57,6 +57,7 @@ class RequestImpl final : public Request {
     peer_request = 0;
     offer_key = 0;
     metered_since_ns = 0;
+    posted_as = 0;
     final_status = Status::Ok;
   }
 
@@ -86,6 +87,7 @@ class RequestImpl final : public Request {
   uint64_t peer_request = 0;  // recv: the sender's request to acknowledge
   uint64_t offer_key = 0;     // rendezvous send: the lane's offer of the buffer
   uint64_t metered_since_ns = 0;  // send timed for its endpoint's ProtocolMeter; 0: not timed
+  uint64_t posted_as = 0;         // timed send: its endpoint's sends_posted right after it
   Status final_status = Status::Ok;  // recv: what it ends with once the data is in
   tag::ExpectedEntry expected;
   runtime::ListHook queue_hook;  // on its endpoint's send queue

@@ -19,7 +19,9 @@ void WorkerImpl::complete(RequestImpl* request, Status status) noexcept {
     request->offer_key = 0;
   }
   if (TERN_UNLIKELY(request->metered_since_ns != 0)) {
-    if (status == Status::Ok) {
+    // A send posted behind it would have queued this one's time up (osu_bw
+    // windows: 30-60x the ping-pong figure), which measures the window.
+    if (status == Status::Ok && request->endpoint->sends_posted == request->posted_as) {
       request->endpoint->meter.record_rendezvous(request->length, ProtocolMeter::now_ns() - request->metered_since_ns);
     }
     request->metered_since_ns = 0;

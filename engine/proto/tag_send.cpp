@@ -89,6 +89,7 @@ Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t len
     TERN_LOG(Error, "tag_send: null buffer with length %zu", length);
     return Status::InvalidParam;
   }
+  ++ep->sends_posted;
   if (TERN_LIKELY(length <= ep->max_short && flags == 0 && ep->send_queue.empty())) {
     Status status = ep->lane->am_short(tag::kAmEager, tag, buffer, length);
     if (TERN_LIKELY(status == Status::Ok)) return Status::Ok;
@@ -113,12 +114,15 @@ Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t len
   if (!rendezvous && length >= ep->rndv_threshold) {
     // Between the thresholds: eager only into an empty FIFO, and only while
     // eager has been the cheaper of the two lately (ProtocolMeter).
-    metered = true;
-    rendezvous = !ep->send_queue.empty() || !ep->lane->peer_drained() || !ep->meter.prefer_eager();
+    metered = ep->send_queue.empty() && ep->lane->peer_drained();
+    rendezvous = !metered || !ep->meter.prefer_eager();
   }
   if (length > 0 && rendezvous) {
     r->protocol = SendProtocol::Rendezvous;
-    if (metered) r->metered_since_ns = ProtocolMeter::now_ns();
+    if (metered) {
+      r->metered_since_ns = ProtocolMeter::now_ns();
+      r->posted_as = ep->sends_posted;
+    }
     r->offer_key = ep->lane->offer_zcopy(buffer, length);
   } else if (sync && length <= single_capacity) {
     r->protocol = SendProtocol::SyncSingle;

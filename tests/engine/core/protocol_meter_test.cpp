@@ -1,6 +1,6 @@
 // The choice between eager and rendezvous for mid-size messages: what it
 // picks before it has figures, how the margin and the exploration work, and
-// that one stretched sample cannot swing it.
+// that neither a cold first sample nor one stretched sample can swing it.
 #include "core/protocol_meter.hpp"
 
 #include <gtest/gtest.h>
@@ -20,8 +20,28 @@ int eager_choices(ProtocolMeter& meter, int n) {
 // ns for a 128 KiB message at `ns_per_kib`.
 uint64_t at(uint64_t ns_per_kib) { return ns_per_kib * 128; }
 
-TEST(ProtocolMeterTest, TriesEagerFirstThenRendezvousUntilBothAreMeasured) {
+// A meter past the first (dropped) sample of each protocol, still without figures.
+ProtocolMeter warmed() {
   ProtocolMeter meter;
+  meter.record_eager(k128K, at(900));
+  meter.record_rendezvous(k128K, at(900));
+  return meter;
+}
+
+TEST(ProtocolMeterTest, TheFirstSampleOfEachProtocolIsDropped) {
+  ProtocolMeter meter;
+  meter.record_eager(k128K, at(700));  // cold: first touches of the FIFO's pages
+  EXPECT_EQ(meter.eager_ns_per_kib(), 0u);
+  meter.record_eager(k128K, at(20));
+  EXPECT_NEAR(static_cast<double>(meter.eager_ns_per_kib()), 20.0, 1.0);
+  meter.record_rendezvous(k128K, at(400));
+  EXPECT_EQ(meter.rendezvous_ns_per_kib(), 0u);
+  meter.record_rendezvous(k128K, at(45));
+  EXPECT_NEAR(static_cast<double>(meter.rendezvous_ns_per_kib()), 45.0, 1.0);
+}
+
+TEST(ProtocolMeterTest, TriesEagerFirstThenRendezvousUntilBothAreMeasured) {
+  ProtocolMeter meter = warmed();
   EXPECT_TRUE(meter.prefer_eager());
   meter.record_eager(k128K, at(20));
   EXPECT_FALSE(meter.prefer_eager());
@@ -31,24 +51,24 @@ TEST(ProtocolMeterTest, TriesEagerFirstThenRendezvousUntilBothAreMeasured) {
 }
 
 TEST(ProtocolMeterTest, EagerMustWinByTheMargin) {
-  ProtocolMeter meter;
+  ProtocolMeter meter = warmed();
   meter.record_eager(k128K, at(60));
   meter.record_rendezvous(k128K, at(50));
   EXPECT_EQ(eager_choices(meter, 64), 2) << "rendezvous, but for one exploring choice in 32";
 
-  ProtocolMeter close;  // eager 10% cheaper: inside the margin, still rendezvous
+  ProtocolMeter close = warmed();  // eager 10% cheaper: inside the margin, still rendezvous
   close.record_eager(k128K, at(45));
   close.record_rendezvous(k128K, at(50));
   EXPECT_EQ(eager_choices(close, 64), 2);
 
-  ProtocolMeter clear;  // eager at half the cost
+  ProtocolMeter clear = warmed();  // eager at half the cost
   clear.record_eager(k128K, at(25));
   clear.record_rendezvous(k128K, at(50));
   EXPECT_EQ(eager_choices(clear, 64), 62) << "eager, but for one exploring choice in 32";
 }
 
 TEST(ProtocolMeterTest, FollowsAChangeOfCostWithinAFewSamples) {
-  ProtocolMeter meter;
+  ProtocolMeter meter = warmed();
   meter.record_eager(k128K, at(20));
   meter.record_rendezvous(k128K, at(45));
   ASSERT_TRUE(meter.prefer_eager());
@@ -58,7 +78,7 @@ TEST(ProtocolMeterTest, FollowsAChangeOfCostWithinAFewSamples) {
 }
 
 TEST(ProtocolMeterTest, OneStretchedSampleCountsAsFourTimesTheAverageAtMost) {
-  ProtocolMeter meter;
+  ProtocolMeter meter = warmed();
   meter.record_rendezvous(k128K, at(40));
   meter.record_rendezvous(k128K, at(40) * 1000);  // preempted for a while
   EXPECT_LE(meter.rendezvous_ns_per_kib(), 71u);  // (3 * 40 + 160) / 4, plus rounding
@@ -70,8 +90,11 @@ TEST(ProtocolMeterTest, SamplesOnlyLargeEagerMessagesAndOnlySomeOfThem) {
   int sampled = 0;
   for (int i = 0; i < 64; ++i) sampled += meter.sample_eager(16 * 1024) ? 1 : 0;
   EXPECT_EQ(sampled, 0);
-  for (int i = 0; i < 64; ++i) sampled += meter.sample_eager(64 * 1024) ? 1 : 0;
+  for (int i = 0; i < 64; ++i) sampled += meter.sample_eager(48 * 1024) ? 1 : 0;
   EXPECT_EQ(sampled, 64 / static_cast<int>(ProtocolMeter::kEagerSampleEvery));
+  sampled = 0;
+  for (int i = 0; i < 64; ++i) sampled += meter.sample_eager(ProtocolMeter::kAlwaysSampled) ? 1 : 0;
+  EXPECT_EQ(sampled, 64);
 }
 
 }  // namespace

@@ -10,21 +10,21 @@
 namespace tern::engine::transport {
 
 // 16 KiB cells take an 8 KiB message (the size applications pick most) in
-// one cell, and larger ones in half the cells. 32 of them (512 KiB, what 64
-// cells of 8 KiB held) absorb a burst of sends before senders see
-// WouldBlock. More cells let both sides of a bidirectional exchange run a
-// whole window ahead of the receiver, and the data then leaves the cache
-// before it is read: osu_bibw at 4-128 KiB ran at 0.3-12 GB/s with 128 cells
-// of 8 KiB and 7-18 GB/s with 64. Against 64 cells of 8 KiB, alternating
-// runs on a 2-core VM: osu_bw 8 KiB 15.0-16.6 against 12.7-13.5 GB/s, 64 KiB
-// 19.2-22.3 against 11.8-15.8; osu_bibw 8 KiB 15.6-17.9 against 13.6-15.0;
-// osu_mbw_mr 6.5-7.3 against 6.1-6.7 M messages/s; osu_latency 8 KiB
-// 1.27-1.39 against 1.30-1.74 us (0.38 against 0.45 where the two processes
-// share a core's caches). osu_bibw at 16 B and 4 KiB moved by -5% or less.
-// 64 cells of 16 KiB lost message rate (5.1-5.6 M/s): 64 lines 16 KiB apart
-// fall into too few cache sets.
+// one cell, and larger ones in half the cells; 64 of them (1 MiB) absorb a
+// window of 64 sends (osu_bw, osu_mbw_mr) before senders see WouldBlock.
+// Alternating runs on a 2-core VM, 4-5 rounds, medians, against 64 cells of
+// 8 KiB: osu_bw 8 KiB 15.0 against 12.6 GB/s, 64 KiB 21.1 against 14.3;
+// osu_bibw 8 KiB 18.1 against 13.5, 64 KiB 23.5 against 17.1; osu_latency
+// 8 KiB 1.28 against 1.35 us (0.38 against 0.45 where the two processes
+// share a core's caches), 64 KiB 3.75 against 5.0; osu_mbw_mr 8.9 against
+// 8.95 M/s and osu_bibw 16 B 200 against 206 MB/s, level. 32 cells of 16 KiB
+// did as well except in osu_bibw (16 B 180 MB/s, 32 KiB 19.0 against 22.0
+// GB/s). With 8 KiB cells, 128 of them had lost osu_bibw at 4-128 KiB
+// (0.3-12 GB/s against 7-18 with 64), but that was before mapped segments
+// were touched page by page (shm_segment.cpp), which also took away the
+// slow first pass through a larger FIFO.
 inline constexpr uint32_t kDefaultCellSize = 16384;
-inline constexpr uint32_t kDefaultFifoCells = 32;
+inline constexpr uint32_t kDefaultFifoCells = 64;
 // Where zero copy starts to pay off, measured on a 2-core node. A CMA call
 // costs about 2 us before it copies anything, and its speed depends on how
 // the buffers are paged: from huge pages (what large allocations get with
@@ -40,7 +40,7 @@ inline constexpr std::size_t kDefaultRndvThreshold = 128 * 1024;
 // shared zero copy where the two processes share a core's cache, and 8.9
 // against 8.1-8.6 where they do not; with 16 KiB cells, 256 KiB took 5.4
 // eager against 7.6-7.9 in the first case and 9.2-9.4 against 8.9-9.4 in
-// the second. Up to the FIFO's size, the ProtocolMeter picks per endpoint.
+// the second. Up to there the ProtocolMeter picks, per endpoint.
 inline constexpr std::size_t kDefaultDrainedRndvThreshold = 512 * 1024;
 // From memory the receiver has mapped (mem_alloc), the get is one memcpy,
 // already faster than two FIFO fragments: anything that does not fit one cell.

@@ -19,7 +19,7 @@ constexpr ConfigVariable kVariables[] = {
      "transport's defaults (shm: 128K, up to 512K by measured cost while the peer's FIFO is empty)."},
     {"TERN_SHM_CELL_SIZE", "16K", "size, power of two, 256..64K",
      "Bytes per shared-memory FIFO cell; a message up to this size (less headers) goes in one cell."},
-    {"TERN_SHM_FIFO_CELLS", "32", "power of two, 8..65536", "Cells in each process's receive FIFO."},
+    {"TERN_SHM_FIFO_CELLS", "64", "power of two, 8..65536", "Cells in each process's receive FIFO."},
     {"TERN_CMA", "auto", "auto|on|off",
      "Cross-memory attach (process_vm_readv) for zero copy on a node. auto: use it where the kernel allows; "
      "on: a refusal is an error; off: copy through the FIFO."},

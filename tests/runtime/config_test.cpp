@@ -116,7 +116,7 @@ TEST(Config, TableDefaultsAreThemselvesAccepted) {
   EXPECT_EQ(config.cma, Switch::Auto);
   EXPECT_EQ(config.wait_mode, WaitMode::Adaptive);
   EXPECT_EQ(config.shm_cell_size, 16384u);
-  EXPECT_EQ(config.shm_fifo_cells, 32u);
+  EXPECT_EQ(config.shm_fifo_cells, 64u);
   EXPECT_EQ(config.cma_chunk, 4u << 20);
   EXPECT_EQ(config.spin_count, 20000u);
   EXPECT_EQ(config.bootstrap, BootstrapMode::Auto);

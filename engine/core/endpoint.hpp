@@ -29,7 +29,7 @@ class Endpoint {
   std::size_t max_fragment = 0;    // payload of a middle fragment
   std::size_t rndv_threshold = 0;  // SIZE_MAX: no rendezvous on this lane
   std::size_t rndv_threshold_mapped = 0;  // for buffers the peer has mapped (mem_alloc)
-  std::size_t rndv_threshold_drained = 0;  // while the peer has nothing unread (Ep::peer_drained)
+  std::size_t rndv_threshold_drained = 0;  // while the peer has next to nothing unread (Ep::peer_unread)
   ProtocolMeter meter;  // eager or rendezvous between the two thresholds above
   // Sends posted on this endpoint so far: a rendezvous whose time the meter
   // takes must have been the last one posted until it completed.

@@ -114,7 +114,7 @@ Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t len
   if (!rendezvous && length >= ep->rndv_threshold) {
     // Between the thresholds: eager only into an empty FIFO, and only while
     // eager has been the cheaper of the two lately (ProtocolMeter).
-    metered = ep->send_queue.empty() && ep->lane->peer_drained();
+    metered = ep->send_queue.empty() && ep->lane->peer_unread() <= ProtocolMeter::kDrainedBacklog;
     rendezvous = !metered || !ep->meter.prefer_eager();
   }
   if (length > 0 && rendezvous) {

@@ -136,12 +136,12 @@ class FifoSender {
     return static_cast<int64_t>(head - cached_tail_) < static_cast<int64_t>(count_);
   }
 
-  // True when the receiver has read every message in the FIFO, from every
-  // sender. Reads the receiver's tail line, so it costs a cache miss; only
-  // for decisions worth that.
-  [[nodiscard]] bool drained() noexcept {
+  // Messages in the FIFO, from every sender, that the receiver has not
+  // released yet. Reads the receiver's tail line, so it costs a cache miss;
+  // only for decisions worth that.
+  [[nodiscard]] uint64_t unread() noexcept {
     cached_tail_ = indices_->tail.load(std::memory_order_acquire);
-    return indices_->head.load(std::memory_order_relaxed) == cached_tail_;
+    return indices_->head.load(std::memory_order_relaxed) - cached_tail_;
   }
 
   [[nodiscard]] static std::byte* data(FifoCellHeader* cell) noexcept {

@@ -56,7 +56,7 @@ struct IfaceAttr {
   // The same for buffers from this iface's mem_alloc, which peers map.
   std::size_t rndv_threshold_mapped = 0;
   // Below this, a message from ordinary memory still goes eager when the
-  // peer has nothing unread (Ep::peer_drained): copies through an empty
+  // peer has next to nothing unread (Ep::peer_unread): copies through an empty
   // FIFO overlap end to end, while a zero copy pays its fixed cost. Equal to
   // rndv_threshold where the transport has no such query.
   std::size_t rndv_threshold_drained = 0;
@@ -97,9 +97,10 @@ class Ep {
   [[nodiscard]] virtual uint64_t offer_zcopy(const void* /*local*/, std::size_t /*length*/) noexcept { return 0; }
   virtual void withdraw_zcopy(uint64_t /*key*/) noexcept {}
 
-  // True when the peer has read every active message sent to it so far, by
-  // any sender: one sent now meets no queue. May cost a cache miss.
-  [[nodiscard]] virtual bool peer_drained() noexcept { return false; }
+  // Active messages sent to the peer so far, by any sender, that it has not
+  // read yet (UINT64_MAX where the transport cannot tell). May cost a cache
+  // miss.
+  [[nodiscard]] virtual uint64_t peer_unread() noexcept { return UINT64_MAX; }
 
   // Queue `entry` to be called when resources free up. Returns Busy (and does
   // not queue) if resources are already available: retry at once instead.

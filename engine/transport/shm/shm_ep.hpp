@@ -50,7 +50,7 @@ class ShmEp final : public Ep {
                                  Completion* comp) override;
   [[nodiscard]] uint64_t offer_zcopy(const void* local, std::size_t length) noexcept override;
   void withdraw_zcopy(uint64_t key) noexcept override;
-  [[nodiscard]] bool peer_drained() noexcept override { return fifo_.drained(); }
+  [[nodiscard]] uint64_t peer_unread() noexcept override { return fifo_.unread(); }
   [[nodiscard]] Status pending_add(PendingEntry* entry) override;
   void pending_remove(PendingEntry* entry) override;
   [[nodiscard]] Status flush(Completion* comp) override;

@@ -52,7 +52,7 @@ TEST(ProtocolMeterTest, TriesEagerFirstThenRendezvousUntilBothAreMeasured) {
 
 TEST(ProtocolMeterTest, EagerMustWinByTheMargin) {
   ProtocolMeter meter = warmed();
-  meter.record_eager(k128K, at(60));
+  meter.record_eager(k128K, at(55));
   meter.record_rendezvous(k128K, at(50));
   EXPECT_EQ(eager_choices(meter, 64), 2) << "rendezvous, but for one exploring choice in 32";
 
@@ -61,10 +61,22 @@ TEST(ProtocolMeterTest, EagerMustWinByTheMargin) {
   close.record_rendezvous(k128K, at(50));
   EXPECT_EQ(eager_choices(close, 64), 2);
 
-  ProtocolMeter clear = warmed();  // eager at half the cost
-  clear.record_eager(k128K, at(25));
+  ProtocolMeter clear = warmed();  // eager 30% cheaper
+  clear.record_eager(k128K, at(35));
   clear.record_rendezvous(k128K, at(50));
   EXPECT_EQ(eager_choices(clear, 64), 62) << "eager, but for one exploring choice in 32";
+}
+
+TEST(ProtocolMeterTest, ALoserFarBehindIsTriedRarely) {
+  ProtocolMeter eager_far_ahead = warmed();  // eager at half the cost
+  eager_far_ahead.record_eager(k128K, at(25));
+  eager_far_ahead.record_rendezvous(k128K, at(50));
+  EXPECT_EQ(eager_choices(eager_far_ahead, 512), 510) << "one exploring choice in 256";
+
+  ProtocolMeter rendezvous_far_ahead = warmed();  // eager 60% dearer (after the margin: 2x)
+  rendezvous_far_ahead.record_eager(k128K, at(64));
+  rendezvous_far_ahead.record_rendezvous(k128K, at(40));
+  EXPECT_EQ(eager_choices(rendezvous_far_ahead, 512), 2);
 }
 
 TEST(ProtocolMeterTest, FollowsAChangeOfCostWithinAFewSamples) {

@@ -1,5 +1,5 @@
 // The FIFO on its own, in private memory: capacity, batching of the tail,
-// the drained query, skipped cells and the 32-bit wrap of the sequence flag.
+// the unread count, skipped cells and the 32-bit wrap of the sequence flag.
 #include "transport/fifo.hpp"
 
 #include <gtest/gtest.h>
@@ -77,18 +77,18 @@ TEST_F(FifoTest, PollStopsAtItsLimitAndReleasesWhatItDelivered) {
   EXPECT_EQ(received_.headers.back(), 102u);
 }
 
-TEST_F(FifoTest, DrainedOnlyOnceTheReceiverHasReleasedEveryMessage) {
+TEST_F(FifoTest, UnreadCountsEverySendersMessagesUntilTheReceiverReleasesThem) {
   start_at(0);
-  EXPECT_TRUE(sender_.drained());
+  EXPECT_EQ(sender_.unread(), 0u);
   FifoSender other(&indices_, cells_, kGeometry);  // a second sender's messages count too
   ASSERT_TRUE(other.send_short(1, 1, nullptr, 0));
-  EXPECT_FALSE(sender_.drained());
+  EXPECT_EQ(sender_.unread(), 1u);
   ASSERT_TRUE(sender_.send_short(1, 2, nullptr, 0));
   EXPECT_EQ(inbox_.poll(1), 1u);
-  EXPECT_FALSE(sender_.drained()) << "one message is still unread";
+  EXPECT_EQ(sender_.unread(), 1u) << "one message is still unread";
   EXPECT_EQ(inbox_.poll(100), 1u);
-  EXPECT_TRUE(sender_.drained());
-  EXPECT_TRUE(other.drained());
+  EXPECT_EQ(sender_.unread(), 0u);
+  EXPECT_EQ(other.unread(), 0u);
 }
 
 TEST_F(FifoTest, SequenceFlagSurvivesThe32BitWrap) {

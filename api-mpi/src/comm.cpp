@@ -9,11 +9,9 @@
 
 namespace tern::mpi {
 
-engine::Endpoint* comm_endpoint(Comm& comm, int rank) {
-  engine::Endpoint* endpoint = comm.endpoints[rank].load(std::memory_order_acquire);
-  if (endpoint != nullptr) return endpoint;
+engine::Endpoint* comm_connect(Comm& comm, int rank) {
   StateGuard guard(*g_state);
-  endpoint = comm.endpoints[rank].load(std::memory_order_relaxed);
+  engine::Endpoint* endpoint = comm.endpoints[rank].load(std::memory_order_relaxed);
   if (endpoint != nullptr) return endpoint;
   if (g_state->job->endpoint(comm.job_ranks[rank], endpoint) != Status::Ok) return nullptr;
   comm.endpoints[rank].store(endpoint, std::memory_order_release);

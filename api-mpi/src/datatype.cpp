@@ -23,6 +23,8 @@ struct DoubleComplex {
   double re, im;
 };
 
+}  // namespace
+
 // Indexed by handle (see mpi.h); entry 0 is MPI_DATATYPE_NULL.
 constexpr TypeInfo kTypes[] = {
     {"MPI_DATATYPE_NULL", 0, BaseKind::Opaque},
@@ -65,8 +67,9 @@ constexpr TypeInfo kTypes[] = {
     info<PairShortInt>("MPI_SHORT_INT", BaseKind::Opaque),
     info<PairLongDoubleInt>("MPI_LONG_DOUBLE_INT", BaseKind::Opaque),
 };
-constexpr int kTypeCount = static_cast<int>(sizeof(kTypes) / sizeof(kTypes[0]));
-static_assert(kTypeCount == MPI_LONG_DOUBLE_INT + 1, "mpi.h and the type table disagree");
+static_assert(sizeof(kTypes) / sizeof(kTypes[0]) == kTypeCount, "mpi.h and the type table disagree");
+
+namespace {
 
 // inout[i] = in[i] op inout[i]; false when op does not apply to T.
 template <typename T>
@@ -113,11 +116,6 @@ bool reduce_bool(MPI_Op op, const void* in_bytes, void* inout_bytes, std::size_t
 }
 
 }  // namespace
-
-const TypeInfo* find_type(MPI_Datatype type) noexcept {
-  if (type <= 0 || type >= kTypeCount) return nullptr;
-  return &kTypes[type];
-}
 
 bool valid_op(MPI_Op op) noexcept { return (op >= MPI_MAX && op <= MPI_BXOR) || extended_op_valid(op); }
 

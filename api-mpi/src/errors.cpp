@@ -51,7 +51,7 @@ const char* class_text(int error_class) noexcept {
 
 }  // namespace
 
-int error_class_of(Status status) noexcept {
+int error_class_of_failure(Status status) noexcept {
   switch (status) {
     case Status::Ok:
     case Status::Canceled: return MPI_SUCCESS;

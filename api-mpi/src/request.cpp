@@ -10,7 +10,7 @@
 
 namespace tern::mpi {
 
-MPI_Request RequestPool::get(RequestSlot*& slot) {
+MPI_Request RequestPool::get_slow(RequestSlot*& slot) {
   std::unique_lock<std::mutex> lock(mutex, std::defer_lock);
   if (locked) lock.lock();
   if (free_head_ == 0) {
@@ -24,29 +24,12 @@ MPI_Request RequestPool::get(RequestSlot*& slot) {
     }
     chunk_count_.store(chunk + 1, std::memory_order_release);
   }
-  const MPI_Request handle = free_head_;
-  slot = &chunks_[(handle - 1) >> kChunkBits][(handle - 1) & (kChunkSize - 1)];
-  free_head_ = slot->next_free;
-  slot->engine = nullptr;
-  slot->error = MPI_SUCCESS;
-  slot->capacity = 0;
-  slot->persistent = false;
-  slot->active = false;
-  slot->buffered = false;
-  slot->kind = RequestKind::Send;  // taken; the caller sets the real kind
-  return handle;
+  return take(slot);
 }
 
-void RequestPool::put(MPI_Request handle) {
-  std::unique_lock<std::mutex> lock(mutex, std::defer_lock);
-  if (locked) lock.lock();
-  RequestSlot* slot = &chunks_[(handle - 1) >> kChunkBits][(handle - 1) & (kChunkSize - 1)];
-  slot->kind = RequestKind::Free;
-  slot->engine = nullptr;
-  slot->derived.reset();
-  slot->derived_count = 0;
-  slot->next_free = free_head_;
-  free_head_ = handle;
+void RequestPool::put_locked(MPI_Request handle) {
+  std::lock_guard<std::mutex> lock(mutex);
+  give_back(handle);
 }
 
 namespace {

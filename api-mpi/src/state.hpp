@@ -102,8 +102,16 @@ class RequestPool {
   static constexpr int kMaxChunks = 4096;
 
   // A free slot and its handle; MPI_REQUEST_NULL when out of memory or slots.
-  MPI_Request get(RequestSlot*& slot);
-  void put(MPI_Request handle);
+  // Inline while no lock is needed and a free slot waits: every
+  // non-blocking receive takes one.
+  MPI_Request get(RequestSlot*& slot) {
+    if (TERN_UNLIKELY(locked || free_head_ == 0)) return get_slow(slot);
+    return take(slot);
+  }
+  void put(MPI_Request handle) {
+    if (TERN_UNLIKELY(locked)) return put_locked(handle);
+    give_back(handle);
+  }
   [[nodiscard]] RequestSlot* find(MPI_Request handle) const noexcept {
     const int index = handle - 1;
     if (index < 0) return nullptr;
@@ -116,6 +124,34 @@ class RequestPool {
   std::mutex mutex;
 
  private:
+  MPI_Request get_slow(RequestSlot*& slot);
+  void put_locked(MPI_Request handle);
+  RequestSlot* slot_of(MPI_Request handle) noexcept {
+    return &chunks_[(handle - 1) >> kChunkBits][(handle - 1) & (kChunkSize - 1)];
+  }
+  MPI_Request take(RequestSlot*& slot) noexcept {
+    const MPI_Request handle = free_head_;
+    slot = slot_of(handle);
+    free_head_ = slot->next_free;
+    slot->engine = nullptr;
+    slot->error = MPI_SUCCESS;
+    slot->capacity = 0;
+    slot->persistent = false;
+    slot->active = false;
+    slot->buffered = false;
+    slot->kind = RequestKind::Send;  // taken; the caller sets the real kind
+    return handle;
+  }
+  void give_back(MPI_Request handle) noexcept {
+    RequestSlot* slot = slot_of(handle);
+    slot->kind = RequestKind::Free;
+    slot->engine = nullptr;
+    if (TERN_UNLIKELY(slot->derived != nullptr)) slot->derived.reset();
+    slot->derived_count = 0;
+    slot->next_free = free_head_;
+    free_head_ = handle;
+  }
+
   std::unique_ptr<RequestSlot[]> chunks_[kMaxChunks];
   std::atomic<int> chunk_count_{0};
   int free_head_ = 0;  // handle of the first free slot, 0: none
@@ -163,7 +199,11 @@ class StateGuard {
 
 // The endpoint to communicator rank `rank`, connected on first use. Null on
 // failure (the job's log says why).
-engine::Endpoint* comm_endpoint(Comm& comm, int rank);
+engine::Endpoint* comm_connect(Comm& comm, int rank);
+[[nodiscard]] inline engine::Endpoint* comm_endpoint(Comm& comm, int rank) {
+  engine::Endpoint* endpoint = comm.endpoints[rank].load(std::memory_order_acquire);
+  return TERN_LIKELY(endpoint != nullptr) ? endpoint : comm_connect(comm, rank);
+}
 
 // --- Datatypes and operations (datatype.cpp)
 enum class BaseKind : uint8_t { Signed, Unsigned, Float, Bool, Opaque };
@@ -172,8 +212,15 @@ struct TypeInfo {
   uint32_t size;
   BaseKind kind;
 };
-// Null for an invalid or null handle.
-[[nodiscard]] const TypeInfo* find_type(MPI_Datatype type) noexcept;
+// The predefined types, indexed by handle (entry 0: MPI_DATATYPE_NULL).
+inline constexpr int kTypeCount = MPI_LONG_DOUBLE_INT + 1;
+extern const TypeInfo kTypes[kTypeCount];
+// Null for an invalid or null handle (derived types: describe_type). Inline:
+// every point-to-point call asks.
+[[nodiscard]] inline const TypeInfo* find_type(MPI_Datatype type) noexcept {
+  if (type <= 0 || type >= kTypeCount) return nullptr;
+  return &kTypes[type];
+}
 // inout[i] = in[i] op inout[i] for `count` elements. MPI_ERR_OP when `op` is
 // not defined on the type.
 [[nodiscard]] int apply_op(MPI_Op op, MPI_Datatype type, const void* in, void* inout, std::size_t count) noexcept;
@@ -181,7 +228,10 @@ struct TypeInfo {
 
 // --- Errors (errors.cpp)
 // MPI error class for an engine status.
-[[nodiscard]] int error_class_of(Status status) noexcept;
+[[nodiscard]] int error_class_of_failure(Status status) noexcept;
+[[nodiscard]] inline int error_class_of(Status status) noexcept {
+  return TERN_LIKELY(status == Status::Ok) ? MPI_SUCCESS : error_class_of_failure(status);
+}
 // Raises `error_class` from `function` on `comm` (null: MPI_COMM_WORLD's
 // handler): with MPI_ERRORS_ARE_FATAL/ABORT prints "function: detail on rank
 // R" and aborts the job; otherwise returns `error_class`.

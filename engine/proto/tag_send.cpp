@@ -112,8 +112,9 @@ Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t len
   bool rendezvous = mapped || length >= ep->rndv_threshold_drained;
   bool metered = false;
   if (!rendezvous && length >= ep->rndv_threshold) {
-    // Between the thresholds: eager only into an empty FIFO, and only while
-    // eager has been the cheaper of the two lately (ProtocolMeter).
+    // Between the thresholds: eager only into a drained FIFO (at most an
+    // acknowledgement or two unread), and only while eager has been the
+    // cheaper of the two lately (ProtocolMeter).
     metered = ep->send_queue.empty() && ep->lane->peer_unread() <= ProtocolMeter::kDrainedBacklog;
     rendezvous = !metered || !ep->meter.prefer_eager();
   }

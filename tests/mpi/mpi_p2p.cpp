@@ -240,11 +240,16 @@ void requests_and_ring() {
   bool ordered = true;
   for (int i = 0; i < kCount; ++i) ordered = ordered && ins[i] == left * 1000 + i;
   CHECK(ordered);
-  // Request_free on a send, MPI_Test on a null request.
+  // Request_free on a send, MPI_Test on a null request. The freed send may
+  // still be queued when this function returns (nothing here learns that
+  // `right` received it), so its buffer must outlive the function: static.
+  static int freed_send_value;
+  freed_send_value = rank;
   MPI_Request request;
-  MPI_Isend(&out, 1, MPI_INT, right, 53, MPI_COMM_WORLD, &request);
+  MPI_Isend(&freed_send_value, 1, MPI_INT, right, 53, MPI_COMM_WORLD, &request);
   CHECK(MPI_Request_free(&request) == MPI_SUCCESS && request == MPI_REQUEST_NULL);
   MPI_Recv(&in, 1, MPI_INT, left, 53, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  CHECK(in == left);
   flag = 0;
   CHECK(MPI_Test(&request, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag);
 }

@@ -1,7 +1,7 @@
 // Chooses between eager fragments and rendezvous for one endpoint's mid-size
 // messages (from its rendezvous threshold up to the drained threshold, sent
-// while the peer has nothing unread) from what each protocol has cost this
-// endpoint lately.
+// while the peer has next to nothing unread) from what each protocol has
+// cost this endpoint lately.
 //
 // Why measure: where both processes share a core's caches, an eager copy
 // through empty FIFO cells runs at cache speed and a 128 KiB ping-pong takes
@@ -20,8 +20,9 @@
 // rendezvous is kept, so streaming traffic behaves as with one threshold.
 // Eager must win by the margin below to be chosen, which covers the tail it
 // leaves out. Each protocol's figure is a moving average over its recent
-// samples, per KiB. Every kExploreEvery-th choice takes the other protocol,
-// so a figure that went stale when the placement changed is measured again.
+// samples, per KiB. Now and then a choice takes the other protocol (see
+// kExploreEvery), so a figure that went stale when the placement changed is
+// measured again.
 #pragma once
 
 #include <chrono>

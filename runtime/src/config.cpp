@@ -16,7 +16,7 @@ constexpr ConfigVariable kVariables[] = {
     {"TERN_LOG_LEVEL", "warn", "error|warn|info|debug|trace", "How much Tern writes to stderr."},
     {"TERN_RNDV_THRESH", "auto", "size (e.g. 16384, 32K) or auto",
      "Messages at least this long use the rendezvous protocol (zero copy) where the transport can. auto: the "
-     "transport's defaults (shm: 128K, up to 512K by measured cost while the peer's FIFO is empty)."},
+     "transport's defaults (shm: 128K, up to 512K by measured cost while the peer's FIFO is all but empty)."},
     {"TERN_SHM_CELL_SIZE", "16K", "size, power of two, 256..64K",
      "Bytes per shared-memory FIFO cell; a message up to this size (less headers) goes in one cell."},
     {"TERN_SHM_FIFO_CELLS", "64", "power of two, 8..65536", "Cells in each process's receive FIFO."},

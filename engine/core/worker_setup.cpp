@@ -194,20 +194,18 @@ Status WorkerImpl::connect(std::span<const std::byte> peer_address, Endpoint*& e
       ep->max_short = attr.max_short;
       ep->max_fragment = attr.max_bcopy - sizeof(tag::FragmentHeader);
       const bool zcopy = (attr.flags & transport::kCapGetZcopy) != 0 && lane->supports_zcopy();
-      const std::size_t threshold =
-          params_.config.rndv_threshold != 0 ? params_.config.rndv_threshold : attr.rndv_threshold;
-      ep->rndv_threshold = zcopy ? std::max<std::size_t>(threshold, 1) : SIZE_MAX;
-      ep->rndv_threshold_drained =
-          zcopy ? std::max(ep->rndv_threshold, params_.config.rndv_threshold != 0 ? params_.config.rndv_threshold
-                                                                                  : attr.rndv_threshold_drained)
-                : SIZE_MAX;
+      // TERN_RNDV_THRESH, when set, stands for every threshold of the lane;
+      // without zero copy there is no rendezvous at all.
+      auto threshold = [&](std::size_t transport_value) {
+        if (!zcopy) return SIZE_MAX;
+        const std::size_t value = params_.config.rndv_threshold != 0 ? params_.config.rndv_threshold : transport_value;
+        return std::max<std::size_t>(value, 1);
+      };
+      ep->rndv_threshold = threshold(attr.rndv_threshold);
+      ep->rndv_threshold_drained = std::max(ep->rndv_threshold, threshold(attr.rndv_threshold_drained));
       // A peer that cannot map our memory falls back to CMA, so mapped memory
       // takes the rendezvous only where CMA works too.
-      ep->rndv_threshold_mapped =
-          zcopy ? std::max<std::size_t>(params_.config.rndv_threshold != 0 ? params_.config.rndv_threshold
-                                                                           : attr.rndv_threshold_mapped,
-                                        1)
-                : SIZE_MAX;
+      ep->rndv_threshold_mapped = threshold(attr.rndv_threshold_mapped);
       ep->pending.callback = &WorkerImpl::on_lane_ready;
       if (std::find(iface_list_.begin(), iface_list_.end(), iface.get()) == iface_list_.end()) {
         iface_list_.push_back(iface.get());

@@ -19,10 +19,14 @@
 // eager choices made on such figures). Without a rendezvous figure the
 // rendezvous is kept, so streaming traffic behaves as with one threshold.
 // Eager must win by the margin below to be chosen, which covers the tail it
-// leaves out. Each protocol's figure is a moving average over its recent
-// samples, per KiB. Now and then a choice takes the other protocol (see
-// kExploreEvery), so a figure that went stale when the placement changed is
-// measured again.
+// leaves out. Each protocol's figure is the least of its last kWindow
+// samples, per KiB: the protocol not in use runs cold when it is tried
+// (a rendezvous tried once in 256 messages took 5-8x its warm time), and an
+// average of cold samples kept it looking slow for good, which sent 256 KiB
+// ping-pongs eager at 14-15 us against 11.6-12.7. Now and then a choice
+// takes the other protocol, twice in a row so that the second runs warm (see
+// kExploreEvery), and a figure that went stale when the placement changed
+// is measured again.
 #pragma once
 
 #include <chrono>
@@ -33,10 +37,11 @@ namespace tern::engine {
 
 class ProtocolMeter {
  public:
-  // How often the losing protocol is tried again: often while the two are
-  // close, rarely once it costs half as much again as the winner (a 256 KiB
-  // eager message costs 12-17 us where the rendezvous takes 9.5, so trying
-  // it every 32nd message cost the average 0.2 us).
+  // How often the losing protocol is tried again (two messages per period):
+  // often while the two are close, rarely once it costs half as much again
+  // as the winner (a 256 KiB eager message costs 12-17 us where the
+  // rendezvous takes 9.5, so trying it every 32nd message cost the average
+  // 0.2 us).
   static constexpr uint32_t kExploreEvery = 32;
   static constexpr uint32_t kExploreEveryFar = 256;
   // The peer counts as drained with this many messages unread: in a
@@ -64,19 +69,21 @@ class ProtocolMeter {
 
   // For a message in the metered range, to a drained peer.
   [[nodiscard]] bool prefer_eager() noexcept {
-    ++choices_;
+    const uint32_t choice = choices_++;
     // Until both are known, try the unknown one; the eager figure comes
     // from every large eager message, the rendezvous one only from sends
     // nobody followed (see above), so eager first.
-    if (eager_ns_per_kib_ == 0) return true;
-    if (rndv_ns_per_kib_ == 0) return false;
-    const uint64_t eager = eager_ns_per_kib_ * kEagerMarginNum;  // both scaled by the margin
-    const uint64_t rndv = rndv_ns_per_kib_ * kEagerMarginDen;
+    const uint64_t eager_figure = eager_.figure();
+    const uint64_t rndv_figure = rndv_.figure();
+    if (eager_figure == 0) return true;
+    if (rndv_figure == 0) return false;
+    const uint64_t eager = eager_figure * kEagerMarginNum;  // both scaled by the margin
+    const uint64_t rndv = rndv_figure * kEagerMarginDen;
     const bool eager_wins = eager < rndv;
     const uint64_t winner = eager_wins ? eager : rndv;
     const uint64_t loser = eager_wins ? rndv : eager;
     const uint32_t every = loser * 2 >= winner * 3 ? kExploreEveryFar : kExploreEvery;
-    const bool explore = choices_ % every == 0;
+    const bool explore = choice % every >= every - 2;  // the last two of each period
     return eager_wins != explore;
   }
 
@@ -87,37 +94,43 @@ class ProtocolMeter {
 
   // The first sample of each is dropped: it pays for first touches (FIFO
   // pages, pinned pages) that later ones do not, at 10-20x their cost.
-  void record_eager(std::size_t length, uint64_t elapsed_ns) noexcept {
-    if (eager_seen_++ != 0) update(eager_ns_per_kib_, length, elapsed_ns);
-  }
-  void record_rendezvous(std::size_t length, uint64_t elapsed_ns) noexcept {
-    if (rndv_seen_++ != 0) update(rndv_ns_per_kib_, length, elapsed_ns);
-  }
+  void record_eager(std::size_t length, uint64_t elapsed_ns) noexcept { eager_.record(length, elapsed_ns); }
+  void record_rendezvous(std::size_t length, uint64_t elapsed_ns) noexcept { rndv_.record(length, elapsed_ns); }
 
-  [[nodiscard]] uint64_t eager_ns_per_kib() const noexcept { return eager_ns_per_kib_; }
-  [[nodiscard]] uint64_t rendezvous_ns_per_kib() const noexcept { return rndv_ns_per_kib_; }
+  [[nodiscard]] uint64_t eager_ns_per_kib() const noexcept { return eager_.figure(); }
+  [[nodiscard]] uint64_t rendezvous_ns_per_kib() const noexcept { return rndv_.figure(); }
+
+  static constexpr unsigned kWindow = 4;
 
  private:
-  // Moving average with weight 1/4 for the new sample: a few messages follow
-  // a change of placement, and one preempted sample moves it only so far.
-  static void update(uint64_t& average, std::size_t length, uint64_t elapsed_ns) noexcept {
-    if (length < 1024) return;
-    uint64_t sample = elapsed_ns * 1024 / length + 1;  // + 1: never 0 once measured
-    if (average == 0) {
-      average = sample;
-      return;
+  // One protocol's recent samples, in ns per KiB.
+  class Figure {
+   public:
+    // The very first sample is dropped: it pays for first touches (FIFO
+    // pages, pinned pages) that later ones do not, at 10-20x their cost.
+    void record(std::size_t length, uint64_t elapsed_ns) noexcept {
+      if (length < 1024 || seen_++ == 0) return;
+      samples_[next_++ % kWindow] = elapsed_ns * 1024 / length + 1;  // + 1: never 0 once measured
     }
-    // A sample the scheduler stretched (a preemption) counts as 4x at most.
-    if (sample > 4 * average) sample = 4 * average;
-    average = (average * 3 + sample) / 4;
-  }
+    // The least of the last kWindow samples; 0 before the first.
+    [[nodiscard]] uint64_t figure() const noexcept {
+      uint64_t least = 0;
+      for (uint64_t sample : samples_) {
+        if (sample != 0 && (least == 0 || sample < least)) least = sample;
+      }
+      return least;
+    }
 
-  uint64_t eager_ns_per_kib_ = 0;
-  uint64_t rndv_ns_per_kib_ = 0;
+   private:
+    uint64_t samples_[kWindow] = {};
+    uint32_t next_ = 0;
+    uint32_t seen_ = 0;
+  };
+
+  Figure eager_;
+  Figure rndv_;
   uint32_t choices_ = 0;
   uint32_t eager_messages_ = 0;
-  uint32_t eager_seen_ = 0;
-  uint32_t rndv_seen_ = 0;
 };
 
 }  // namespace tern::engine

@@ -28,7 +28,48 @@ int cma_copy(Syscall call, pid_t peer, void* local, uint64_t remote, std::size_t
   return 0;
 }
 
+template <typename Syscall>
+void cma_copy_pieces(Syscall call, pid_t peer, std::span<CmaPiece> pieces) noexcept {
+  if (pieces.empty()) return;
+  for (CmaPiece& piece : pieces) piece.error = 0;
+  iovec local_iov[kCmaBatchPieces];
+  iovec remote_iov[kCmaBatchPieces];
+  std::size_t batched = 0;
+  std::size_t total = 0;
+  if (pieces.size() > 1 && pieces.size() <= kCmaBatchPieces) {
+    for (const CmaPiece& piece : pieces) {
+      local_iov[batched] = {piece.local, piece.length};
+      remote_iov[batched] = {reinterpret_cast<void*>(piece.remote), piece.length};
+      total += piece.length;
+      ++batched;
+    }
+  }
+  std::size_t moved = 0;
+  if (batched != 0) {
+    const ssize_t result = call(peer, local_iov, batched, remote_iov, batched, 0);
+    if (result > 0) moved = static_cast<std::size_t>(result);
+    if (moved == total) return;
+  }
+  // Whatever the batch left, piece by piece from where it stopped.
+  for (CmaPiece& piece : pieces) {
+    if (moved >= piece.length) {
+      moved -= piece.length;
+      continue;
+    }
+    piece.error = cma_copy(call, peer, piece.local + moved, piece.remote + moved, piece.length - moved);
+    moved = 0;
+  }
+}
+
 }  // namespace
+
+void cma_read_pieces(pid_t peer, std::span<CmaPiece> pieces) noexcept {
+  cma_copy_pieces(&process_vm_readv, peer, pieces);
+}
+
+void cma_write_pieces(pid_t peer, std::span<CmaPiece> pieces) noexcept {
+  cma_copy_pieces(&process_vm_writev, peer, pieces);
+}
 
 int cma_read(pid_t peer, void* local, uint64_t remote, std::size_t length) noexcept {
   return cma_copy(&process_vm_readv, peer, local, remote, length);

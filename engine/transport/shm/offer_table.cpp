@@ -54,30 +54,46 @@ void OfferTable::withdraw(uint64_t key) noexcept {
 }
 
 unsigned OfferTable::help() noexcept {
-  // Oldest first, as the peer completes them.
-  for (std::size_t i = 0; i < helping_.size();) {
+  CmaPiece pieces[kCmaBatchPieces];
+  OfferSlot* helped_slots[kCmaBatchPieces];
+  std::size_t count = 0;
+  std::size_t bytes = 0;
+  pid_t peer = 0;
+  // Oldest first, as the peer completes them; the next chunk of each while
+  // the batch is small and goes to one peer (cma.hpp).
+  for (std::size_t i = 0; i < helping_.size() && count < kCmaBatchPieces;) {
     const Helped helped = helping_[i];
     OfferSlot& slot = slots_[helped.index];
     if (slot.state.load(std::memory_order_acquire) != static_cast<uint32_t>(OfferState::Matched)) {
       ++i;  // not received yet
       continue;
     }
+    if (count != 0 && (helped.peer != peer || bytes >= kCmaBatchBytes || slot.copy_length > kCmaBatchBytes)) break;
     OfferClaim claim;
     if (!claim_offer_chunks(slot, false, false, claim)) {
       helping_.erase(helping_.begin() + static_cast<std::ptrdiff_t>(i));
       continue;
     }
-    const auto* source = reinterpret_cast<const std::byte*>(slot.source) + claim.offset;
-    if (int error = cma_write(helped.peer, source, slot.target + claim.offset, claim.length); error != 0) {
-      TERN_LOG(Error, "shm: process_vm_writev of %zu bytes to process %d failed: %s", claim.length,
-               static_cast<int>(helped.peer), std::strerror(error));
-      slot.failed.store(1, std::memory_order_relaxed);
+    pieces[count] = {reinterpret_cast<std::byte*>(slot.source) + claim.offset, slot.target + claim.offset,
+                     claim.length, 0};
+    helped_slots[count] = &slot;
+    peer = helped.peer;
+    bytes += claim.length;
+    ++count;
+    ++i;
+  }
+  if (count == 0) return 0;
+  cma_write_pieces(peer, {pieces, count});
+  for (std::size_t i = 0; i < count; ++i) {
+    if (pieces[i].error != 0) {
+      TERN_LOG(Error, "shm: process_vm_writev of %zu bytes to process %d failed: %s", pieces[i].length,
+               static_cast<int>(peer), std::strerror(pieces[i].error));
+      helped_slots[i]->failed.store(1, std::memory_order_relaxed);
     }
     // Release: the peer that sees the last bytes counted sees the data.
-    slot.done.fetch_add(claim.length, std::memory_order_release);
-    return 1;
+    helped_slots[i]->done.fetch_add(pieces[i].length, std::memory_order_release);
   }
-  return 0;
+  return static_cast<unsigned>(count);
 }
 
 }  // namespace tern::engine::transport::shm

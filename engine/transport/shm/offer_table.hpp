@@ -25,8 +25,10 @@ class OfferTable {
   void withdraw(uint64_t key) noexcept;
 
   [[nodiscard]] bool helping() const noexcept { return !helping_.empty(); }
-  // Copies one chunk of the oldest offer the peer has matched, and stops
-  // helping offers with no chunk left. Returns the number of chunks moved.
+  // Copies the next chunk of the oldest offer the peer has matched, with
+  // those of the next few small ones to the same peer in the same system
+  // call, and stops helping offers with no chunk left. Returns the number of
+  // chunks moved.
   unsigned help() noexcept;
 
  private:

@@ -155,6 +155,37 @@ bool ShmEp::split_step(const ZcopyOp& op) noexcept {
   return true;
 }
 
+bool ShmEp::split_steps() noexcept {
+  const bool owner_busy = peer_copying_->load(std::memory_order_relaxed) != 0;
+  CmaPiece pieces[kCmaBatchPieces];
+  OfferSlot* offers[kCmaBatchPieces];
+  std::size_t count = 0;
+  std::size_t bytes = 0;
+  // The next chunk of each queued split, oldest first, while the batch is
+  // small; a large one goes alone.
+  for (const ZcopyOp& op : zcopy_ops_) {
+    if (op.kind != ZcopyOp::Kind::Split || count == kCmaBatchPieces) break;
+    if (count != 0 && (bytes >= kCmaBatchBytes || op.length > kCmaBatchBytes)) break;
+    OfferClaim claim;
+    if (!claim_offer_chunks(*op.offer, true, owner_busy, claim)) continue;  // the owner has the rest
+    pieces[count] = {op.local + claim.offset, op.remote + claim.offset, claim.length, 0};
+    offers[count] = op.offer;
+    bytes += claim.length;
+    ++count;
+  }
+  if (count == 0) return false;
+  cma_read_pieces(peer_.pid, {pieces, count});
+  for (std::size_t i = 0; i < count; ++i) {
+    if (pieces[i].error != 0) {
+      TERN_LOG(Error, "shm: process_vm_readv of %zu bytes from process %d failed: %s", pieces[i].length,
+               static_cast<int>(peer_.pid), std::strerror(pieces[i].error));
+      offers[i]->failed.store(1, std::memory_order_relaxed);
+    }
+    offers[i]->done.fetch_add(pieces[i].length, std::memory_order_release);
+  }
+  return true;
+}
+
 Status ShmEp::put_zcopy(const void* local, std::size_t length, RemoteMemory remote, Completion* comp) {
   // A put only reads `local`; the op keeps one pointer type for both kinds.
   return start_zcopy(ZcopyOp::Kind::Put, const_cast<std::byte*>(static_cast<const std::byte*>(local)), length,
@@ -205,13 +236,19 @@ int ShmEp::copy(const ZcopyOp& op, std::size_t length) noexcept {
 unsigned ShmEp::progress_zcopy(std::size_t chunk) {
   if (zcopy_ops_.empty()) return 0;
   ZcopyOp& op = zcopy_ops_.front();
-  Status result = Status::Ok;
   if (op.kind == ZcopyOp::Kind::Split) {
-    const bool moved = split_step(op);
+    unsigned events = split_steps() ? 1 : 0;
     // Acquire: the owner's chunks are in our buffer once they are counted.
-    if (op.offer->done.load(std::memory_order_acquire) < op.length) return moved ? 1 : 0;
-    if (op.offer->failed.load(std::memory_order_relaxed) != 0) result = Status::IoError;
-  } else if (op.done < op.length) {
+    // A batch may have finished several.
+    while (!zcopy_ops_.empty() && zcopy_ops_.front().kind == ZcopyOp::Kind::Split) {
+      const ZcopyOp& front = zcopy_ops_.front();
+      if (front.offer->done.load(std::memory_order_acquire) < front.length) break;
+      events += finish_front(front.offer->failed.load(std::memory_order_relaxed) != 0 ? Status::IoError : Status::Ok);
+    }
+    return events;
+  }
+  Status result = Status::Ok;
+  if (op.done < op.length) {
     const std::size_t length = std::min(chunk, op.length - op.done);
     if (int error = copy(op, length); error != 0) {
       TERN_LOG(Error, "shm: zero copy of %zu bytes with process %d failed: %s", length,
@@ -222,8 +259,12 @@ unsigned ShmEp::progress_zcopy(std::size_t chunk) {
       if (op.done < op.length) return 1;
     }
   }
+  return finish_front(result);
+}
+
+unsigned ShmEp::finish_front(Status result) {
   // Off the queue before the callback, which may issue more operations.
-  Completion* comp = op.comp;
+  Completion* comp = zcopy_ops_.front().comp;
   zcopy_ops_.pop_front();
   unsigned events = 1;
   if (comp != nullptr) comp->finish_one(result);

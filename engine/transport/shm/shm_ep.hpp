@@ -94,6 +94,12 @@ class ShmEp final : public Ep {
   // Copies the next chunk from the back of the offer, or every chunk left
   // while its owner is busy with copies of its own; false when none is left.
   bool split_step(const ZcopyOp& op) noexcept;
+  // split_step for the queued splits: the next chunk of each, in one system
+  // call while they are small (kCmaBatchBytes); false when none had one.
+  bool split_steps() noexcept;
+  // Pops the oldest operation, fires its completion with `result`, and the
+  // flushes right behind it. Returns the number of events.
+  unsigned finish_front(Status result);
 
   void wake_peer_if_armed() noexcept {
     // After the publish: see FifoSender::publish and remote_fence.hpp. It is

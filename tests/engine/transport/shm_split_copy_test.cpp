@@ -112,6 +112,41 @@ TEST_F(SplitCopyTest, EachSideCopiesItsOwnEnd) {
   EXPECT_EQ(owner_->progress(), 0u);
 }
 
+TEST_F(SplitCopyTest, EachSideMovesItsChunksOfSeveralSmallOffersInOneStep) {
+  constexpr int kMessages = 4;
+  const std::size_t size = std::size_t{128} << 10;  // two 64 KiB chunks each: a batch of four fits kCmaBatchBytes
+  std::vector<std::byte> source(size * kMessages), dest(size * kMessages);
+  fill_pattern(source.data(), source.size(), 12);
+  uint64_t keys[kMessages];
+  Done done[kMessages];
+  for (int i = 0; i < kMessages; ++i) {
+    std::byte* from = source.data() + i * size;
+    keys[i] = owner_ep_->offer_zcopy(from, size);
+    ASSERT_NE(keys[i], 0u);
+    const Status status = peer_ep_->get_zcopy(dest.data() + i * size, size,
+                                              {reinterpret_cast<uint64_t>(from), keys[i]}, &done[i].comp);
+    ASSERT_EQ(status, Status::InProgress) << "message " << i;
+  }
+  // The first get took its back half at once; the others wait in the queue.
+  const std::size_t half = size / 2;
+  EXPECT_EQ(std::memcmp(dest.data() + half, source.data() + half, half), 0);
+  EXPECT_TRUE(all_zero(dest.data() + size, size * (kMessages - 1)));
+
+  // One progress call of the owner moves the front half of all four.
+  EXPECT_EQ(owner_->progress(), static_cast<unsigned>(kMessages));
+  for (int i = 0; i < kMessages; ++i) {
+    EXPECT_EQ(std::memcmp(dest.data() + i * size, source.data() + i * size, half), 0) << "message " << i;
+  }
+  // And one of the peer the back halves of the other three, which completes every get.
+  peer_->progress();
+  for (int i = 0; i < kMessages; ++i) {
+    EXPECT_TRUE(done[i].fired) << "message " << i;
+    EXPECT_EQ(done[i].result, Status::Ok) << "message " << i;
+  }
+  EXPECT_TRUE(check_pattern(dest.data(), dest.size(), 12));
+  for (uint64_t key : keys) owner_ep_->withdraw_zcopy(key);
+}
+
 TEST_F(SplitCopyTest, ThePeerCopiesEverythingWhenTheOwnerDoesNotProgress) {
   const std::size_t size = (std::size_t{3} << 20) + 12345;
   std::vector<std::byte> source(size), dest(size);

@@ -5,18 +5,19 @@
 #include <cstring>
 
 #include "state.hpp"
+#include "tern/runtime/copy.hpp"
 
 namespace tern::shmem {
 namespace {
 
 inline void put_bytes(const char* function, void* dest, const void* source, std::size_t bytes, int pe) {
   std::byte* target = remote(function, dest, bytes, pe);
-  if (bytes != 0) std::memcpy(target, source, bytes);
+  runtime::copy_bytes(target, source, bytes);
 }
 
 inline void get_bytes(const char* function, void* dest, const void* source, std::size_t bytes, int pe) {
   const std::byte* origin = remote(function, source, bytes, pe);
-  if (bytes != 0) std::memcpy(dest, origin, bytes);
+  runtime::copy_bytes(dest, origin, bytes);
 }
 
 // Strided: element i goes from source[i * sst] to dest[i * dst] (strides in elements).

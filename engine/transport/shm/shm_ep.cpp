@@ -8,6 +8,7 @@
 #include "remote_fence.hpp"
 #include "segment_layout.hpp"
 #include "shm_iface.hpp"
+#include "tern/runtime/copy.hpp"
 #include "tern/runtime/log.hpp"
 
 namespace tern::engine::transport::shm {
@@ -223,9 +224,9 @@ int ShmEp::copy(const ZcopyOp& op, std::size_t length) noexcept {
   // The peer's shared arena is mapped here: a plain copy at memory speed.
   if (std::byte* mapped = arena_.translate(op.remote + op.done, length)) {
     if (op.kind == ZcopyOp::Kind::Get) {
-      std::memcpy(op.local + op.done, mapped, length);
+      runtime::copy_bytes(op.local + op.done, mapped, length);
     } else {
-      std::memcpy(mapped, op.local + op.done, length);
+      runtime::copy_bytes(mapped, op.local + op.done, length);
     }
     return 0;
   }

@@ -14,9 +14,12 @@ namespace tern::runtime {
 // EPYC VM this was measured on, the vector loop is 15-20% slower for 1 MiB
 // (21.6-21.9 us against 18.1-18.8 one process, 21.5-24.7 against 17.5-19.2
 // for an OpenSHMEM put into a peer's heap), so a large copy goes as pieces
-// that each stay below that switch. Where glibc keeps `rep movsb` longer
-// (Intel: up to most of the L3), the pieces cost one call per 256 KiB.
-inline constexpr std::size_t kCopyPiece = std::size_t{256} << 10;
+// that each stay below that switch. Short pieces also make a 512 KiB put run
+// at its fast speed more often: one `rep movsb` that long ran at 10-15 us
+// instead of 6 in 5 runs of 11, 64 KiB pieces in 1 of 11 (alternating runs).
+// Where glibc keeps `rep movsb` longer (Intel: up to most of the L3), the
+// pieces cost one call per 64 KiB.
+inline constexpr std::size_t kCopyPiece = std::size_t{64} << 10;
 
 inline void copy_bytes(void* dest, const void* source, std::size_t bytes) noexcept {
   if (TERN_LIKELY(bytes <= kCopyPiece)) {

@@ -16,7 +16,8 @@ constexpr std::byte kGuard{0xa5};
 std::byte pattern(std::size_t i) { return static_cast<std::byte>((i * 131 + 7) & 0xff); }
 
 TEST(CopyBytesTest, CopiesEveryByteAndNothingPastTheEnd) {
-  const std::size_t sizes[] = {0, 1, 4095, kCopyPiece - 1, kCopyPiece, kCopyPiece + 1, 3 * kCopyPiece + 123};
+  const std::size_t sizes[] = {0, 1, 4095, kCopyWhole - 1, kCopyWhole,
+                               kCopyWhole + 1, kCopyWhole + kCopyPiece, 3 * kCopyWhole + 123};
   for (const std::size_t size : sizes) {
     std::vector<std::byte> source(size + 64), dest(size + 64, kGuard);
     for (std::size_t i = 0; i < source.size(); ++i) source[i] = pattern(i);

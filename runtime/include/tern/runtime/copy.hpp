@@ -14,15 +14,18 @@ namespace tern::runtime {
 // EPYC VM this was measured on, the vector loop is 15-20% slower for 1 MiB
 // (21.6-21.9 us against 18.1-18.8 one process, 21.5-24.7 against 17.5-19.2
 // for an OpenSHMEM put into a peer's heap), so a large copy goes as pieces
-// that each stay below that switch. Short pieces also make a 512 KiB put run
-// at its fast speed more often: one `rep movsb` that long ran at 10-15 us
-// instead of 6 in 5 runs of 11, 64 KiB pieces in 1 of 11 (alternating runs).
-// Where glibc keeps `rep movsb` longer (Intel: up to most of the L3), the
-// pieces cost one call per 64 KiB.
+// that each stay below that switch. Short pieces also made a 512 KiB put
+// run at its fast speed more often (one `rep movsb` that long ran at 10-15
+// us instead of 6 in 5 alternating runs of 11, 64 KiB pieces in 1 of 11),
+// but cut a 256 KiB put into four made it slower in 3 runs of 6 (2.7-3.5 us
+// against 2.3), so copies up to kCopyWhole go in one call. Where glibc keeps
+// `rep movsb` longer (Intel: up to most of the L3), the pieces cost one call
+// per 64 KiB.
+inline constexpr std::size_t kCopyWhole = std::size_t{256} << 10;
 inline constexpr std::size_t kCopyPiece = std::size_t{64} << 10;
 
 inline void copy_bytes(void* dest, const void* source, std::size_t bytes) noexcept {
-  if (TERN_LIKELY(bytes <= kCopyPiece)) {
+  if (TERN_LIKELY(bytes <= kCopyWhole)) {
     if (bytes != 0) std::memcpy(dest, source, bytes);
     return;
   }

@@ -17,7 +17,14 @@ struct Job {
   std::string hostname;
   unsigned size = 0;
   bool oversubscribed = false;  // more ranks than cores
+  // The kernel backs memory a program marks (madvise) with transparent huge
+  // pages: /sys/kernel/mm/transparent_hugepage/enabled is always or madvise.
+  bool transparent_hugepages = false;
 };
+
+// Reads the kernel's transparent huge page mode (the bracketed word of
+// /sys/kernel/mm/transparent_hugepage/enabled): true for always or madvise.
+[[nodiscard]] bool kernel_offers_transparent_hugepages();
 
 // A namespace no other ternrun on this host uses at the same time:
 // "ternrun-<pid>-<salt as 6 hex digits>". The salt keeps a reused pid of an

@@ -98,6 +98,7 @@ int run(int argc, char** argv) {
   Job job;
   job.size = options.ranks;
   job.oversubscribed = options.ranks > topology.cores();
+  job.transparent_hugepages = kernel_offers_transparent_hugepages();
   if (job.oversubscribed && !options.oversubscribe) {
     say(std::to_string(options.ranks) + " ranks requested but this machine has " + std::to_string(topology.cores()) +
         " cores: add --oversubscribe to run more ranks than cores");

@@ -39,6 +39,11 @@ constexpr ConfigVariable kVariables[] = {
      "pmix: fail unless a PMIx launcher started it; singleton: a job of one even under a launcher."},
     {"TERN_BOOTSTRAP_TIMEOUT", "60", "seconds, 0..86400 (0: no limit)",
      "How long PMIx_Init may take before start-up fails with an error naming the unreachable server."},
+    {"TERN_MALLOC_HUGEPAGES", "auto", "auto|on|off",
+     "ternrun: the ranks' malloc backs its large blocks with transparent huge pages "
+     "(GLIBC_TUNABLES=glibc.malloc.hugetlb=1), so that zero-copy transfers pin and copy 2 MiB pages instead of "
+     "4 KiB ones. auto: where the kernel offers them to programs that ask (transparent_hugepage/enabled "
+     "is always or madvise); a GLIBC_TUNABLES that already sets glibc.malloc.hugetlb wins."},
 };
 
 const char* default_lookup(const char* name) { return std::getenv(name); }
@@ -185,6 +190,8 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
     return reject("TERN_BOOTSTRAP", v);
   if (const char* v = lookup("TERN_BOOTSTRAP_TIMEOUT"); v && !parse_seconds(v, config.bootstrap_timeout))
     return reject("TERN_BOOTSTRAP_TIMEOUT", v);
+  if (const char* v = lookup("TERN_MALLOC_HUGEPAGES"); v && !parse_switch(v, config.malloc_hugepages))
+    return reject("TERN_MALLOC_HUGEPAGES", v);
   out = std::move(config);
   return Status::Ok;
 }

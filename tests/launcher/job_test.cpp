@@ -99,5 +99,44 @@ TEST(launcher_job, OversubscribedRanksSpinBrieflyThenSleep) {
   EXPECT_FALSE(has(env, "TERN_SPIN_COUNT=100"));
 }
 
+TEST(launcher_job, LargeMallocBlocksGetHugePagesWhereTheKernelOffersThem) {
+  Options options;
+  std::vector<std::string> warnings;
+  Job job = test_job();
+  job.transparent_hugepages = true;
+  EXPECT_TRUE(has(environment({}, options, job, warnings), "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"));
+  // The user's other tunables stay, ours goes after them.
+  EXPECT_TRUE(has(environment({"GLIBC_TUNABLES=glibc.malloc.tcache_count=0"}, options, job, warnings),
+                  "GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.hugetlb=1"));
+  // A hugetlb setting of the user's own wins, wherever it is in the list.
+  EXPECT_TRUE(has(environment({"GLIBC_TUNABLES=glibc.malloc.hugetlb=0:glibc.malloc.tcache_count=0"}, options, job,
+                              warnings),
+                  "GLIBC_TUNABLES=glibc.malloc.hugetlb=0:glibc.malloc.tcache_count=0"));
+  // Off: nothing added.
+  EXPECT_FALSE(has_name(environment({"TERN_MALLOC_HUGEPAGES=off"}, options, job, warnings), "GLIBC_TUNABLES"));
+  options.exports = {{"TERN_MALLOC_HUGEPAGES", std::string("no")}};
+  EXPECT_FALSE(has_name(environment({}, options, job, warnings), "GLIBC_TUNABLES"));
+  EXPECT_TRUE(warnings.empty());
+
+  // A kernel without them: only an explicit on asks glibc anyway.
+  options.exports.clear();
+  job.transparent_hugepages = false;
+  EXPECT_FALSE(has_name(environment({}, options, job, warnings), "GLIBC_TUNABLES"));
+  EXPECT_TRUE(has(environment({"TERN_MALLOC_HUGEPAGES=on"}, options, job, warnings),
+                  "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"));
+}
+
+TEST(launcher_job, AnUnknownHugePageChoiceIsReportedAndAddsNothing) {
+  Options options;
+  std::vector<std::string> warnings;
+  Job job = test_job();
+  job.transparent_hugepages = true;
+  auto env = environment({"TERN_MALLOC_HUGEPAGES=maybe"}, options, job, warnings);
+  EXPECT_FALSE(has_name(env, "GLIBC_TUNABLES"));
+  EXPECT_TRUE(has(env, "TERN_MALLOC_HUGEPAGES=maybe")) << "the ranks see it and refuse it with the variable's name";
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("TERN_MALLOC_HUGEPAGES=maybe"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tern::launcher

@@ -6,6 +6,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "tern/runtime/log.hpp"
 #include "tern/runtime/status.hpp"
@@ -41,6 +42,7 @@ struct Config {
   std::string transports;              // comma list restricting transports; empty: all
   BootstrapMode bootstrap = BootstrapMode::Auto;
   unsigned bootstrap_timeout = kDefaultBootstrapTimeout;  // seconds PMIx_Init may take; 0: no limit
+  Switch malloc_hugepages = Switch::Auto;  // ternrun: ranks' malloc on transparent huge pages
 };
 
 struct ConfigVariable {

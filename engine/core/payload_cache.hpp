@@ -7,8 +7,10 @@
 // application set another), so every window then faulted
 // its pages in again: osu_bibw at 16 KiB fell from 18 to 3-6 GB/s in one run
 // of three, and ran at 17-18 GB/s in every run with trimming turned off. A
-// library must not change the application's malloc settings, so the engine
-// keeps its own: one free list per power-of-two size, up to a budget.
+// library must not change the application's malloc settings from inside it
+// (mallopt; ternrun's huge-page tunable is set before the program starts, in
+// the open, and the user can turn it off), so the engine keeps its own: one
+// free list per power-of-two size, up to a budget.
 #pragma once
 
 #include <bit>

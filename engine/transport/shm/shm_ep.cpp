@@ -130,30 +130,18 @@ OfferSlot* ShmEp::match_offer(std::byte* local, std::size_t length, RemoteMemory
 
 Status ShmEp::start_split_get(OfferSlot* offer, std::byte* local, std::size_t length, uint64_t remote,
                               Completion* comp) {
-  ZcopyOp op{ZcopyOp::Kind::Split, local, remote, length, 0, comp, offer};
-  if (zcopy_ops_.empty()) {
+  const bool alone = zcopy_ops_.empty();
+  zcopy_ops_.push_back(ZcopyOp{ZcopyOp::Kind::Split, local, remote, length, 0, comp, offer});
+  if (alone) {
     // Our first chunk now, while the owner takes its own from the front.
-    split_step(op);
+    split_steps();
     if (offer->done.load(std::memory_order_acquire) == length) {
+      zcopy_ops_.pop_back();
       return offer->failed.load(std::memory_order_relaxed) != 0 ? Status::IoError : Status::Ok;
     }
   }
-  zcopy_ops_.push_back(op);
   iface_.schedule_zcopy(*this);
   return Status::InProgress;
-}
-
-bool ShmEp::split_step(const ZcopyOp& op) noexcept {
-  OfferClaim claim;
-  const bool owner_busy = peer_copying_->load(std::memory_order_relaxed) != 0;
-  if (!claim_offer_chunks(*op.offer, true, owner_busy, claim)) return false;
-  if (int error = cma_read(peer_.pid, op.local + claim.offset, op.remote + claim.offset, claim.length); error != 0) {
-    TERN_LOG(Error, "shm: process_vm_readv of %zu bytes from process %d failed: %s", claim.length,
-             static_cast<int>(peer_.pid), std::strerror(error));
-    op.offer->failed.store(1, std::memory_order_relaxed);
-  }
-  op.offer->done.fetch_add(claim.length, std::memory_order_release);
-  return true;
 }
 
 bool ShmEp::split_steps() noexcept {

@@ -91,11 +91,10 @@ class ShmEp final : public Ep {
   [[nodiscard]] OfferSlot* match_offer(std::byte* local, std::size_t length, RemoteMemory remote) noexcept;
   [[nodiscard]] Status start_split_get(OfferSlot* offer, std::byte* local, std::size_t length, uint64_t remote,
                                        Completion* comp);
-  // Copies the next chunk from the back of the offer, or every chunk left
-  // while its owner is busy with copies of its own; false when none is left.
-  bool split_step(const ZcopyOp& op) noexcept;
-  // split_step for the queued splits: the next chunk of each, in one system
-  // call while they are small (kCmaBatchBytes); false when none had one.
+  // The next chunk of each queued split, oldest first, from the back of its
+  // offer (every chunk left while the owner is busy with copies of its own),
+  // in one system call while they are small (kCmaBatchBytes); false when
+  // none had one left.
   bool split_steps() noexcept;
   // Pops the oldest operation, fires its completion with `result`, and the
   // flushes right behind it. Returns the number of events.

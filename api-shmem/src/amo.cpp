@@ -18,19 +18,20 @@ inline T* word_to_read(const char* function, const T* dest, int pe) {
 
 // Locked instructions do not train the core's stream prefetcher, so a loop of
 // AMOs along an array waits for a whole cache-line transfer from the target's
-// core at each new line: about 48 M/s for 8-byte words on the reference
-// machine, against 130-150 M/s with the next line asked for ahead. So where
-// this thread's AMO lands less than a line above its previous one, the next
-// line is fetched for writing; a hot counter (no step) or scattered words are
-// left alone, so that no neighbour's line is pulled away for nothing.
-constexpr uintptr_t kCacheLine = 64;
-
+// core at each new line: about 48 M/s for 8-byte words on the machine this
+// was measured on, against 130-150 M/s with the next line asked for ahead. So
+// where this thread's AMO lands less than a line above its previous one, the
+// next line is fetched for writing; a hot counter (no step) or scattered
+// words are left alone, so that no neighbour's line is pulled away for
+// nothing.
 inline void prefetch_next_line_if_streaming(const void* target) {
   static thread_local uintptr_t previous __attribute__((tls_model("initial-exec"))) = 0;
   const auto here = reinterpret_cast<uintptr_t>(target);
   const uintptr_t step = here - previous;  // wraps to huge when going down
   previous = here;
-  if (step - 1 < kCacheLine) __builtin_prefetch(static_cast<const char*>(target) + kCacheLine, 1, 3);
+  if (step - 1 < kCacheLine) {
+    __builtin_prefetch(static_cast<const char*>(target) + kCacheLine, 1, 3);
+  }
 }
 
 template <typename T>

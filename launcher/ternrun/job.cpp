@@ -9,6 +9,12 @@ namespace {
 
 std::string_view name_of(std::string_view entry) { return entry.substr(0, entry.find('=')); }
 
+// What follows the first '=' of a NAME=value entry.
+std::string_view value_of(std::string_view entry) {
+  const std::size_t equals = entry.find('=');
+  return equals == std::string_view::npos ? std::string_view() : entry.substr(equals + 1);
+}
+
 void set_variable(std::vector<std::string>& env, std::string_view name, std::string_view value) {
   std::string entry = std::string(name) + "=" + std::string(value);
   for (std::string& existing : env) {
@@ -42,7 +48,7 @@ void add_glibc_tunable(std::vector<std::string>& env, std::string_view tunable, 
     set_variable(env, "GLIBC_TUNABLES", setting);
     return;
   }
-  std::string_view list = std::string_view(*existing).substr(std::string_view("GLIBC_TUNABLES=").size());
+  const std::string_view list = value_of(*existing);
   for (std::string_view rest = list; !rest.empty();) {
     const std::size_t colon = rest.find(':');
     if (name_of(rest.substr(0, colon)) == tunable) return;
@@ -143,7 +149,7 @@ std::vector<std::string> rank_environment(const char* const* base, const Options
   // 33 -> 66 GB/s, osu_latency 1 MiB 49 -> 19.5 us on a 2-core VM.
   HugepageChoice hugepages = HugepageChoice::Auto;
   if (const std::string* setting = find_variable(env, "TERN_MALLOC_HUGEPAGES")) {
-    const std::string_view value = std::string_view(*setting).substr(std::string_view("TERN_MALLOC_HUGEPAGES=").size());
+    const std::string_view value = value_of(*setting);
     hugepages = parse_hugepage_choice(value);
     if (hugepages == HugepageChoice::Invalid) {
       warnings.push_back("TERN_MALLOC_HUGEPAGES=" + std::string(value) + ": not auto, on or off; the ranks will refuse it");

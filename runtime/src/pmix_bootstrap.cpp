@@ -33,6 +33,9 @@ extern "C" __attribute__((weak, visibility("default"))) const char* __lsan_defau
 namespace tern::runtime {
 namespace {
 
+// Put by every rank at each collecting fence; see PmixBootstrap::fence.
+constexpr const char* kCollectedMarker = "tern.bootstrap.collected";
+
 Status status_from_pmix(pmix_status_t rc) {
   switch (rc) {
     case PMIX_SUCCESS: return Status::Ok;
@@ -278,6 +281,10 @@ class PmixBootstrap final : public Bootstrap {
   // keys are already here, and a get that misses must not wait on the
   // server for data that will never come.
   bool collected_ = false;
+  // Whether that data is in this client's own store, not only the server's.
+  bool collected_here_ = true;
+  // Where it is not: the ranks whose data has been fetched from the server.
+  std::vector<bool> fetched_;
 };
 
 ValuePtr PmixBootstrap::get_value(pmix_rank_t rank, const char* key, bool optional, pmix_status_t& rc) {
@@ -404,10 +411,32 @@ Status PmixBootstrap::commit() {
 
 Status PmixBootstrap::fence(bool collect) {
   if (Status s = check_usable("fence"); s != Status::Ok) return s;
+  // Where collected data lands differs between servers: Open MPI's, and
+  // ternrun's under PMIx 4, hand every client all of it, so a key missing
+  // from the client's own store is missing everywhere (and asking the
+  // server for it would wait out its timeout); ternrun's under PMIx 5 keeps
+  // it in the server, to be fetched on a peer's first get. A marker every
+  // rank puts tells the two apart after the fence.
+  if (collect && size_ > 1) {
+    pmix_value_t marker;
+    std::memset(&marker, 0, sizeof(marker));
+    marker.type = PMIX_UINT8;
+    marker.data.uint8 = 1;
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, kCollectedMarker, &marker);
+    if (rc == PMIX_SUCCESS) rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS) return fail(std::string("PMIx_Put(") + kCollectedMarker + ")", rc);
+  }
   BoolInfo info(PMIX_COLLECT_DATA, collect);
   pmix_status_t rc = PMIx_Fence(nullptr, 0, info.get(), 1);
   if (rc != PMIX_SUCCESS) return fail(collect ? "PMIx_Fence(collect)" : "PMIx_Fence", rc);
   collected_ = collect;
+  collected_here_ = true;
+  if (collect && size_ > 1) {
+    pmix_status_t marker_rc = PMIX_SUCCESS;
+    (void)get_value((rank_ + 1) % size_, kCollectedMarker, true, marker_rc);
+    collected_here_ = marker_rc == PMIX_SUCCESS;
+    fetched_.assign(collected_here_ ? 0 : size_, false);
+  }
   return Status::Ok;
 }
 
@@ -421,10 +450,21 @@ Status PmixBootstrap::get(unsigned rank, const char* key, std::vector<std::byte>
     last_error_ = "get: rank " + std::to_string(rank) + " out of range for a job of size " + std::to_string(size_);
     return Status::InvalidParam;
   }
+  auto call = [&] { return "PMIx_Get(rank " + std::to_string(rank) + ", " + key + ")"; };
   pmix_status_t rc = PMIX_SUCCESS;
   // Our own keys are always here; a peer's are after a collecting fence.
   ValuePtr value = get_value(rank, key, collected_ || rank == rank_, rc);
-  auto call = [&] { return "PMIx_Get(rank " + std::to_string(rank) + ", " + key + ")"; };
+  if (rc == PMIX_ERR_NOT_FOUND && collected_ && !collected_here_ && rank != rank_ && !fetched_[rank]) {
+    // The fence left the peers' data with our server (see fence). Asking it
+    // for the marker, which the rank surely put, brings all the rank's data
+    // into our store; asking for `key` itself, were it missing, would wait
+    // out the server's timeout instead.
+    pmix_status_t marker_rc = PMIX_SUCCESS;
+    (void)get_value(rank, kCollectedMarker, false, marker_rc);
+    if (marker_rc != PMIX_SUCCESS) return fail(call() + ", fetching the rank's data", marker_rc);
+    fetched_[rank] = true;
+    value = get_value(rank, key, true, rc);
+  }
   if (rc != PMIX_SUCCESS) {
     Status s = fail(call(), rc);
     // Not finding a key is an answer, not a failure worth keeping.

@@ -122,7 +122,8 @@ class FifoSender {
       // above, and its contents by the sequence store in publish().
       if (TERN_LIKELY(indices_->head.compare_exchange_weak(head, head + 1, std::memory_order_relaxed,
                                                            std::memory_order_relaxed))) {
-        index = head;
+        index = last_claimed_ = head;
+        claimed_any_ = true;
         return cell(head);
       }
     }
@@ -134,6 +135,14 @@ class FifoSender {
     if (static_cast<int64_t>(head - cached_tail_) < static_cast<int64_t>(count_)) return true;
     cached_tail_ = indices_->tail.load(std::memory_order_acquire);
     return static_cast<int64_t>(head - cached_tail_) < static_cast<int64_t>(count_);
+  }
+
+  // True when the receiver has released every cell this sender claimed
+  // (handlers included: it releases only after them). Reads its tail line.
+  [[nodiscard]] bool all_mine_read() noexcept {
+    if (!claimed_any_) return true;
+    cached_tail_ = indices_->tail.load(std::memory_order_acquire);
+    return cached_tail_ > last_claimed_;
   }
 
   // Messages in the FIFO, from every sender, that the receiver has not
@@ -204,6 +213,8 @@ class FifoSender {
   FifoIndices* indices_ = nullptr;
   std::byte* cells_ = nullptr;
   uint64_t cached_tail_ = 0;
+  uint64_t last_claimed_ = 0;
+  bool claimed_any_ = false;
   uint32_t count_ = 0;
   uint32_t mask_ = 0;
   uint32_t shift_ = 0;

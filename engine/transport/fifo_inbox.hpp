@@ -1,13 +1,20 @@
-// The receiving side of a FIFO transport: polls the FIFO and hands each
-// message, in order, to the active message handler registered for its id.
+// The receiving side of a FIFO transport: polls the FIFO, and the rings of
+// senders that have one (ring.hpp), and hands each message, in order, to the
+// active message handler registered for its id. A sender keeps its own
+// messages in order across the two (shm_ep.hpp); messages of different
+// senders have no order between them.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "fifo.hpp"
 #include "iface.hpp"
+#include "ring.hpp"
 
 namespace tern::engine::transport {
 
@@ -17,6 +24,17 @@ class FifoInbox {
 
   void attach(FifoIndices* indices, std::byte* cells, FifoGeometry geometry) noexcept {
     rx_ = FifoReceiver(indices, cells, geometry);
+  }
+
+  // Rings at `base`, `stride` bytes apart (a RingControl, then `bytes` of
+  // data), of which senders have claimed `*claimed` (at most `slots`).
+  void attach_rings(const std::atomic<uint32_t>* claimed, uint32_t slots, std::byte* base, std::size_t stride,
+                    std::size_t bytes) noexcept {
+    rings_claimed_ = claimed;
+    ring_slots_ = slots;
+    ring_base_ = base;
+    ring_stride_ = stride;
+    ring_bytes_ = bytes;
   }
 
   // Ids past kMaxAmId are ignored; a null handler drops the id's messages.
@@ -46,12 +64,27 @@ class FifoInbox {
       if (outermost && rx_.batch_full()) rx_.publish_tail();
     }
     if (outermost) rx_.publish_tail();
+    if (rings_claimed_ != nullptr) count += poll_rings(outermost);
     --depth_;
     return count;
   }
 
-  [[nodiscard]] bool ready() const noexcept { return rx_.peek() != nullptr; }
-  [[nodiscard]] bool ready_seq_cst() const noexcept { return rx_.ready_seq_cst(); }
+  [[nodiscard]] bool ready() noexcept {
+    if (rx_.peek() != nullptr) return true;
+    if (rings_claimed_ != nullptr) adopt_claimed_rings();
+    for (RingReceiver& ring : rings_) {
+      if (ring.peek() != nullptr) return true;
+    }
+    return false;
+  }
+  [[nodiscard]] bool ready_seq_cst() noexcept {
+    if (rx_.ready_seq_cst()) return true;
+    if (rings_claimed_ != nullptr) adopt_claimed_rings();
+    for (RingReceiver& ring : rings_) {
+      if (ring.peek<std::memory_order_seq_cst>() != nullptr) return true;
+    }
+    return false;
+  }
 
  private:
   struct Slot {
@@ -61,9 +94,45 @@ class FifoInbox {
 
   static void drop(void*, const void*, std::size_t) noexcept {}
 
+  // Every record each ring holds now: a ring is at most a window of small
+  // messages, and its sender waits for room until we read them.
+  unsigned poll_rings(bool outermost) {
+    if (TERN_UNLIKELY(rings_claimed_->load(std::memory_order_acquire) != rings_adopted_)) adopt_claimed_rings();
+    unsigned count = 0;
+    for (RingReceiver& ring : rings_) {
+      while (const RingRecordHeader* record = ring.peek()) {
+        ring.pop(record);
+        const Slot& slot = handlers_[record->am_id];
+        slot.handler(slot.arg, RingReceiver::data(record), ring.length(record));
+        ++count;
+      }
+      // As with the FIFO, only the outermost call knows that no handler
+      // still reads a popped record.
+      if (outermost) ring.publish_tail();
+    }
+    return count;
+  }
+
+  void adopt_claimed_rings() {
+    // Past the last slot the count keeps what senders tried: no more rings.
+    rings_adopted_ = rings_claimed_->load(std::memory_order_acquire);
+    const uint32_t claimed = std::min(rings_adopted_, ring_slots_);
+    while (rings_.size() < claimed) {
+      std::byte* at = ring_base_ + rings_.size() * ring_stride_;
+      rings_.emplace_back(reinterpret_cast<RingControl*>(at), at + sizeof(RingControl), ring_bytes_);
+    }
+  }
+
   FifoReceiver rx_;
   unsigned depth_ = 0;
   std::array<Slot, 256> handlers_;
+  const std::atomic<uint32_t>* rings_claimed_ = nullptr;
+  uint32_t ring_slots_ = 0;
+  uint32_t rings_adopted_ = 0;
+  std::byte* ring_base_ = nullptr;
+  std::size_t ring_stride_ = 0;
+  std::size_t ring_bytes_ = 0;
+  std::vector<RingReceiver> rings_;
 };
 
 }  // namespace tern::engine::transport

@@ -27,6 +27,9 @@ constexpr ConfigVariable kVariables[] = {
     {"TERN_CMA_SPLIT", "auto", "auto|on|off",
      "Large messages on a node: the sender copies part of the data itself (process_vm_writev) while the "
      "receiver copies the rest, two cores at once. off: the receiver copies it all."},
+    {"TERN_SHM_RINGS", "auto", "auto|on|off",
+     "Small messages on a node go through a ring per sender, packed several to a cache line, instead of one "
+     "FIFO cell each. off: every message through the FIFO."},
     {"TERN_SHM_ARENA_SIZE", "16G", "size; 0 turns the arena off",
      "Address space reserved for memory from Worker::mem_alloc, which local peers map and copy from "
      "directly (pages are used only when touched)."},
@@ -165,6 +168,8 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
   }
   if (const char* v = lookup("TERN_CMA_SPLIT"); v && !parse_switch(v, config.cma_split))
     return reject("TERN_CMA_SPLIT", v);
+  if (const char* v = lookup("TERN_SHM_RINGS"); v && !parse_switch(v, config.shm_rings))
+    return reject("TERN_SHM_RINGS", v);
   if (const char* v = lookup("TERN_SHM_ARENA_SIZE"); v && !parse_size(v, config.shm_arena_size))
     return reject("TERN_SHM_ARENA_SIZE", v);
   if (const char* v = lookup("TERN_WAIT_MODE"); v && !parse_wait_mode(v, config.wait_mode))

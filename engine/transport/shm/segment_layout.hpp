@@ -1,6 +1,7 @@
 // The layout of a receive segment: this header, the owner's offer slots
-// (offer.hpp), then the FIFO cells. One segment per shm iface; every local
-// peer maps it to send to that iface.
+// (offer.hpp), the FIFO cells, then one ring per sender of small messages
+// (transport/ring.hpp). One segment per shm iface; every local peer maps it
+// to send to that iface.
 #pragma once
 
 #include <atomic>
@@ -9,12 +10,13 @@
 
 #include "offer.hpp"
 #include "transport/fifo.hpp"
+#include "transport/ring.hpp"
 #include "tern/runtime/compiler.hpp"
 
 namespace tern::engine::transport::shm {
 
 inline constexpr uint64_t kSegmentMagic = 0x316d68736e726574;  // "ternshm1"
-inline constexpr uint32_t kSegmentVersion = 2;
+inline constexpr uint32_t kSegmentVersion = 3;
 // What the owner keeps at `probe_address`, for peers to test CMA against.
 inline constexpr uint64_t kProbeMagic = 0x65626f72702d616d;  // "ma-probe"
 
@@ -28,6 +30,10 @@ struct SegmentHeader {
   uint32_t cell_size = 0;
   uint32_t expected_peers = 0;  // 0: unknown, the owner unlinks at destruction
   std::atomic<uint32_t> attach_count{0};
+  // Rings senders may claim (0 when the owner takes none), and how many
+  // have been: each endpoint that attaches takes the next while any is left.
+  uint32_t ring_slots = 0;
+  std::atomic<uint32_t> rings_claimed{0};
   uint64_t probe_address = 0;
   // 1 when the owner calls remote_fence() before it sleeps, so that senders
   // registered for it may publish without a fence of their own.
@@ -50,8 +56,19 @@ struct SegmentHeader {
 inline constexpr std::size_t kOffersOffset = align_up(sizeof(SegmentHeader), kCacheLine);
 inline constexpr std::size_t kCellsOffset = kOffersOffset + kOfferSlots * sizeof(OfferSlot);
 
-[[nodiscard]] constexpr std::size_t segment_size(FifoGeometry geometry) noexcept {
+// 32 senders on a node get a ring each; more send through the FIFO only.
+// 8 KiB holds a window of 64 messages of up to 100 bytes (osu_mbw_mr,
+// osu_bw), several to a cache line below 32.
+inline constexpr uint32_t kRingSlots = 32;
+inline constexpr std::size_t kRingBytes = 8192;
+inline constexpr std::size_t kRingStride = sizeof(RingControl) + kRingBytes;
+
+[[nodiscard]] constexpr std::size_t rings_offset(FifoGeometry geometry) noexcept {
   return kCellsOffset + geometry.bytes();
+}
+
+[[nodiscard]] constexpr std::size_t segment_size(FifoGeometry geometry) noexcept {
+  return rings_offset(geometry) + kRingSlots * kRingStride;
 }
 
 }  // namespace tern::engine::transport::shm

@@ -33,6 +33,19 @@ ShmEp::ShmEp(ShmIface& iface, Peer&& peer) noexcept
   peer_copying_ = &header->copying;
   peer_offers_ = reinterpret_cast<OfferSlot*>(static_cast<std::byte*>(peer_.segment.base()) + kOffersOffset);
   arena_.describe(peer_.pid, peer_.arena_fd, peer_.arena_base, peer_.arena_capacity);
+  claim_ring(header);
+}
+
+void ShmEp::claim_ring(SegmentHeader* header) noexcept {
+  uint32_t slot = header->rings_claimed.load(std::memory_order_relaxed);
+  while (slot < header->ring_slots) {
+    if (header->rings_claimed.compare_exchange_weak(slot, slot + 1, std::memory_order_acq_rel,
+                                                    std::memory_order_relaxed)) {
+      std::byte* at = static_cast<std::byte*>(peer_.segment.base()) + rings_offset(peer_.geometry) + slot * kRingStride;
+      ring_ = RingSender(reinterpret_cast<RingControl*>(at), at + sizeof(RingControl), kRingBytes);
+      return;
+    }
+  }
 }
 
 ShmEp::~ShmEp() {
@@ -48,8 +61,17 @@ Status ShmEp::am_short(uint8_t id, uint64_t header, const void* payload, std::si
   if (TERN_UNLIKELY(length > max_short_)) return Status::MessageTooLong;
   if (TERN_UNLIKELY(id >= kMaxAmId || (payload == nullptr && length != 0))) return Status::InvalidParam;
   if (TERN_UNLIKELY(pending_.blocks_sends())) return Status::WouldBlock;
-  const bool sent = light_publish_ ? fifo_.send_short<std::memory_order_release>(id, header, payload, length)
-                                   : fifo_.send_short(id, header, payload, length);
+  bool sent;
+  if (ring_.attached() && RingSender::fits(length) && take_ring()) {
+    sent = light_publish_ ? ring_.send_short<std::memory_order_release>(id, header, payload, length)
+                          : ring_.send_short<std::memory_order_seq_cst>(id, header, payload, length);
+    if (TERN_UNLIKELY(!sent)) waiting_for_ = WaitingFor::RingRoom;
+  } else {
+    if (!leave_ring()) return Status::WouldBlock;
+    sent = light_publish_ ? fifo_.send_short<std::memory_order_release>(id, header, payload, length)
+                          : fifo_.send_short(id, header, payload, length);
+    if (TERN_UNLIKELY(!sent)) waiting_for_ = WaitingFor::FifoRoom;
+  }
   if (TERN_UNLIKELY(!sent)) return Status::WouldBlock;
   wake_peer_if_armed();
   return Status::Ok;
@@ -58,10 +80,15 @@ Status ShmEp::am_short(uint8_t id, uint64_t header, const void* payload, std::si
 ssize_t ShmEp::am_bcopy(uint8_t id, PackCallback pack, void* arg) {
   if (TERN_UNLIKELY(id >= kMaxAmId || pack == nullptr)) return static_cast<ssize_t>(Status::InvalidParam);
   if (TERN_UNLIKELY(pending_.blocks_sends())) return static_cast<ssize_t>(Status::WouldBlock);
+  if (!leave_ring()) return static_cast<ssize_t>(Status::WouldBlock);
   const ssize_t result = light_publish_ ? fifo_.send_bcopy<std::memory_order_release>(id, pack, arg, max_bcopy_)
                                         : fifo_.send_bcopy(id, pack, arg, max_bcopy_);
   // Also after a failed pack: its empty cell was published.
-  if (result != static_cast<ssize_t>(Status::WouldBlock)) wake_peer_if_armed();
+  if (result != static_cast<ssize_t>(Status::WouldBlock)) {
+    wake_peer_if_armed();
+  } else {
+    waiting_for_ = WaitingFor::FifoRoom;
+  }
   return result;
 }
 
@@ -73,7 +100,7 @@ void ShmEp::wake_peer() noexcept {
 Status ShmEp::pending_add(PendingEntry* entry) {
   if (!EpPendingQueue::acceptable(entry)) return Status::InvalidParam;
   // Entries already waiting go first, room or not.
-  if (pending_.empty() && fifo_.has_room()) return Status::Busy;
+  if (pending_.empty() && has_room()) return Status::Busy;
   pending_.push(entry);
   iface_.schedule_pending(*this);
   return Status::Ok;

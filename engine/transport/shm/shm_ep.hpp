@@ -14,7 +14,9 @@
 #include "shm_segment.hpp"
 #include "wakeup.hpp"
 #include "transport/ep_pending_queue.hpp"
+#include "segment_layout.hpp"
 #include "transport/fifo.hpp"
+#include "transport/ring.hpp"
 #include "transport/iface.hpp"
 #include "tern/runtime/intrusive_list.hpp"
 
@@ -59,7 +61,15 @@ class ShmEp final : public Ep {
 
   // For the iface's progress.
   [[nodiscard]] bool pending_empty() const noexcept { return pending_.empty(); }
-  [[nodiscard]] bool has_room() noexcept { return fifo_.has_room(); }
+  // Whether the send that last returned WouldBlock would now go out.
+  [[nodiscard]] bool has_room() noexcept {
+    switch (waiting_for_) {
+      case WaitingFor::RingRoom: return ring_.has_room();
+      case WaitingFor::RingDrained: return ring_.drained();
+      case WaitingFor::FifoRoom: break;
+    }
+    return fifo_.has_room();
+  }
   unsigned dispatch_pending() { return pending_.dispatch(); }
   [[nodiscard]] bool zcopy_idle() const noexcept { return zcopy_ops_.empty(); }
   // Moves up to `chunk` bytes of the oldest operation and fires the
@@ -108,7 +118,35 @@ class ShmEp final : public Ep {
   }
   void wake_peer() noexcept;
 
+  // Small messages go through our ring in the peer's segment, if we got one,
+  // the rest through its FIFO. The two keep our messages in order because
+  // we change from one to the other only once the peer has read all we sent
+  // through it: from the FIFO to the ring when it has, else the message
+  // stays on the FIFO; from the ring to the FIFO by waiting for it
+  // (WouldBlock).
+  [[nodiscard]] bool take_ring() noexcept {
+    if (on_ring_) return true;
+    if (!fifo_.all_mine_read()) return false;
+    on_ring_ = true;
+    return true;
+  }
+  [[nodiscard]] bool leave_ring() noexcept {
+    if (!on_ring_) return true;
+    if (!ring_.drained()) {
+      waiting_for_ = WaitingFor::RingDrained;
+      return false;
+    }
+    on_ring_ = false;
+    return true;
+  }
+  void claim_ring(SegmentHeader* header) noexcept;
+
+  enum class WaitingFor : uint8_t { FifoRoom, RingRoom, RingDrained };
+
   // Touched by every send.
+  RingSender ring_;
+  bool on_ring_ = false;
+  WaitingFor waiting_for_ = WaitingFor::FifoRoom;
   FifoSender fifo_;
   std::atomic<uint32_t>* peer_armed_;
   // Publish with a release store: the peer fences us (remote_fence) before

@@ -97,10 +97,21 @@ ShmIface::ShmIface(const IfaceParams& params, FifoGeometry geometry, std::string
   header_->probe_address = reinterpret_cast<uint64_t>(&probe_word_);
   header_->fences_before_sleep = fence_before_sleep_ ? 1 : 0;
   fifo_init(&header_->fifo, cells, geometry);
+  std::byte* rings = static_cast<std::byte*>(segment_.base()) + rings_offset(geometry);
+  if (params.config.shm_rings != runtime::Switch::Off) {
+    header_->ring_slots = kRingSlots;
+    for (uint32_t slot = 0; slot < kRingSlots; ++slot) {
+      std::byte* at = rings + slot * kRingStride;
+      ring_init(reinterpret_cast<RingControl*>(at), at + sizeof(RingControl), kRingBytes);
+    }
+  }
   offers_.attach(reinterpret_cast<OfferSlot*>(static_cast<std::byte*>(segment_.base()) + kOffersOffset));
   // Last: a peer that sees the magic sees everything above.
   header_->magic.store(kSegmentMagic, std::memory_order_release);
   inbox_.attach(&header_->fifo, cells, geometry);
+  if (header_->ring_slots != 0) {
+    inbox_.attach_rings(&header_->rings_claimed, header_->ring_slots, rings, kRingStride, kRingBytes);
+  }
 
   address_.host = local_host_id();
   address_.pid = getpid();

@@ -36,6 +36,7 @@ struct Config {
   Switch cma = Switch::Auto;           // zero copy through process_vm_readv/writev
   std::size_t cma_chunk = 4u << 20;    // bytes one CMA call moves before yielding to progress
   Switch cma_split = Switch::Auto;     // the sender of a large message copies part of it too
+  Switch shm_rings = Switch::Auto;     // small messages through a ring per sender
   std::size_t shm_arena_size = std::size_t{16} << 30;  // address space of the shared arena; 0: none
   WaitMode wait_mode = WaitMode::Adaptive;
   std::size_t spin_count = 20000;      // polls before an adaptive wait sleeps

@@ -70,6 +70,14 @@ inline void ring_init(RingControl* control, std::byte* data, std::size_t bytes) 
   std::memset(data, 0, bytes);
 }
 
+// Where a ring lies, as each side sees it.
+struct RingMemory {
+  RingControl* control = nullptr;
+  std::byte* data = nullptr;
+  std::size_t bytes = 0;
+  std::size_t mask = 0;  // bytes - 1
+};
+
 class RingSender {
  public:
   // Records this long, header included, at most: messages of up to 16
@@ -84,9 +92,9 @@ class RingSender {
 
   RingSender() = default;
   RingSender(RingControl* control, std::byte* data, std::size_t bytes) noexcept
-      : control_(control), data_(data), bytes_(bytes), mask_(bytes - 1) {}
+      : memory_{control, data, bytes, bytes - 1} {}
 
-  [[nodiscard]] bool attached() const noexcept { return data_ != nullptr; }
+  [[nodiscard]] bool attached() const noexcept { return memory_.data != nullptr; }
   // Whether a message of `length` bytes (after the 8-byte AM header) fits a
   // record at all.
   [[nodiscard]] static constexpr bool fits(std::size_t length) noexcept {
@@ -95,7 +103,7 @@ class RingSender {
 
   // The receiver has read every record sent. Reads its line.
   [[nodiscard]] bool drained() noexcept {
-    cached_tail_ = control_->tail.load(std::memory_order_acquire);
+    cached_tail_ = memory_.control->tail.load(std::memory_order_acquire);
     return cached_tail_ == head_;
   }
 
@@ -109,11 +117,11 @@ class RingSender {
   [[nodiscard]] bool send_short(uint8_t am_id, uint64_t header, const void* payload, std::size_t length) noexcept {
     const std::size_t exact = kRingHeaderSize + sizeof(header) + length;
     const std::size_t size = ring_detail::record_size(exact);
-    const std::size_t at = (head_ & mask_);
+    const std::size_t at = (head_ & memory_.mask);
     // Positions are multiples of half a line, so only a record of a line or
     // more can find itself mid-line, and only at the ring's end out of room.
     std::size_t gap = size >= kCacheLine ? (kCacheLine - at % kCacheLine) % kCacheLine : 0;
-    if (at + gap + size > bytes_) gap = bytes_ - at;  // the record starts the next lap
+    if (at + gap + size > memory_.bytes) gap = memory_.bytes - at;  // the record starts the next lap
     // The header words zeroed ahead must be free too.
     if (TERN_UNLIKELY(!room_for(gap + size + kZeroAhead))) return false;
     // Every slot within kZeroAhead past the head is zero; keep it so for the
@@ -121,11 +129,12 @@ class RingSender {
     // the receiver polls next alone until a record lands in it: zeroing it
     // now would move it to this core and back for nothing.
     for (uint64_t slot = head_ + kZeroAhead; slot < head_ + gap + size + kZeroAhead; slot += ring_detail::kRingSlot) {
-      reinterpret_cast<std::atomic<uint32_t>*>(data_ + (slot & mask_))->store(0, std::memory_order_relaxed);
+      auto* word = reinterpret_cast<std::atomic<uint32_t>*>(memory_.data + (slot & memory_.mask));
+      word->store(0, std::memory_order_relaxed);
     }
-    const std::size_t start = (at + gap) & mask_;
-    auto* record = reinterpret_cast<RingRecordHeader*>(data_ + start);
-    std::byte* body = data_ + start + kRingHeaderSize;
+    const std::size_t start = (at + gap) & memory_.mask;
+    auto* record = reinterpret_cast<RingRecordHeader*>(memory_.data + start);
+    std::byte* body = memory_.data + start + kRingHeaderSize;
     std::memcpy(body, &header, sizeof(header));
     if (length != 0) std::memcpy(body + sizeof(header), payload, length);
     record->length = static_cast<uint16_t>(exact);
@@ -137,7 +146,7 @@ class RingSender {
       // The record first, then the skip that leads to it: the receiver
       // reaches the record only through the skip.
       record->published.store(kRingPublished, std::memory_order_release);
-      auto* skip = reinterpret_cast<RingRecordHeader*>(data_ + at);
+      auto* skip = reinterpret_cast<RingRecordHeader*>(memory_.data + at);
       skip->length = static_cast<uint16_t>(gap);
       skip->am_id = 0;
       skip->flags = kRingSkip;
@@ -149,15 +158,12 @@ class RingSender {
 
  private:
   [[nodiscard]] bool room_for(std::size_t need) noexcept {
-    if (head_ + need - cached_tail_ <= bytes_) return true;
-    cached_tail_ = control_->tail.load(std::memory_order_acquire);
-    return head_ + need - cached_tail_ <= bytes_;
+    if (head_ + need - cached_tail_ <= memory_.bytes) return true;
+    cached_tail_ = memory_.control->tail.load(std::memory_order_acquire);
+    return head_ + need - cached_tail_ <= memory_.bytes;
   }
 
-  RingControl* control_ = nullptr;
-  std::byte* data_ = nullptr;
-  std::size_t bytes_ = 0;
-  std::size_t mask_ = 0;
+  RingMemory memory_;
   uint64_t head_ = 0;
   uint64_t cached_tail_ = 0;
 };
@@ -166,7 +172,7 @@ class RingReceiver {
  public:
   RingReceiver() = default;
   RingReceiver(RingControl* control, std::byte* data, std::size_t bytes) noexcept
-      : control_(control), data_(data), bytes_(bytes), mask_(bytes - 1) {
+      : memory_{control, data, bytes, bytes - 1} {
     tail_ = published_ = control->tail.load(std::memory_order_relaxed);
   }
 
@@ -175,7 +181,7 @@ class RingReceiver {
   template <std::memory_order Order = std::memory_order_acquire>
   [[nodiscard]] RingRecordHeader* peek() noexcept {
     for (;;) {
-      auto* record = reinterpret_cast<RingRecordHeader*>(data_ + (tail_ & mask_));
+      auto* record = reinterpret_cast<RingRecordHeader*>(memory_.data + (tail_ & memory_.mask));
       if (record->published.load(Order) != kRingPublished) return nullptr;
       if (TERN_LIKELY((record->flags & kRingSkip) == 0)) return record;
       tail_ += advance(record);
@@ -197,7 +203,7 @@ class RingReceiver {
 
   void publish_tail() noexcept {
     if (tail_ != published_) {
-      control_->tail.store(tail_, std::memory_order_release);
+      memory_.control->tail.store(tail_, std::memory_order_release);
       published_ = tail_;
     }
   }
@@ -206,17 +212,15 @@ class RingReceiver {
   // Bytes from this record to the next header; bounded by the ring's end
   // and at least a slot, whatever a confused sender wrote.
   [[nodiscard]] std::size_t advance(const RingRecordHeader* record) const noexcept {
-    const std::size_t to_end = bytes_ - static_cast<std::size_t>(reinterpret_cast<const std::byte*>(record) - data_);
+    const auto at = static_cast<std::size_t>(reinterpret_cast<const std::byte*>(record) - memory_.data);
+    const std::size_t to_end = memory_.bytes - at;
     std::size_t size = (record->flags & kRingSkip) != 0 ? record->length : ring_detail::record_size(record->length);
     size = (size + ring_detail::kRingSlot - 1) & ~(ring_detail::kRingSlot - 1);
     if (TERN_UNLIKELY(size == 0 || size > to_end)) return size == 0 ? ring_detail::kRingSlot : to_end;
     return size;
   }
 
-  RingControl* control_ = nullptr;
-  std::byte* data_ = nullptr;
-  std::size_t bytes_ = 0;
-  std::size_t mask_ = 0;
+  RingMemory memory_;
   uint64_t tail_ = 0;
   uint64_t published_ = 0;
 };

@@ -69,22 +69,8 @@ class FifoInbox {
     return count;
   }
 
-  [[nodiscard]] bool ready() noexcept {
-    if (rx_.peek() != nullptr) return true;
-    if (rings_claimed_ != nullptr) adopt_claimed_rings();
-    for (RingReceiver& ring : rings_) {
-      if (ring.peek() != nullptr) return true;
-    }
-    return false;
-  }
-  [[nodiscard]] bool ready_seq_cst() noexcept {
-    if (rx_.ready_seq_cst()) return true;
-    if (rings_claimed_ != nullptr) adopt_claimed_rings();
-    for (RingReceiver& ring : rings_) {
-      if (ring.peek<std::memory_order_seq_cst>() != nullptr) return true;
-    }
-    return false;
-  }
+  [[nodiscard]] bool ready() { return rx_.peek() != nullptr || ring_ready<std::memory_order_acquire>(); }
+  [[nodiscard]] bool ready_seq_cst() { return rx_.ready_seq_cst() || ring_ready<std::memory_order_seq_cst>(); }
 
  private:
   struct Slot {
@@ -94,6 +80,15 @@ class FifoInbox {
 
   static void drop(void*, const void*, std::size_t) noexcept {}
 
+  template <std::memory_order Order>
+  [[nodiscard]] bool ring_ready() {
+    if (rings_claimed_ != nullptr) adopt_claimed_rings();
+    for (const RingReceiver& ring : rings_) {
+      if (ring.peek<Order>() != nullptr) return true;
+    }
+    return false;
+  }
+
   // Every record each ring holds now: a ring is at most a window of small
   // messages, and its sender waits for room until we read them.
   unsigned poll_rings(bool outermost) {
@@ -101,9 +96,9 @@ class FifoInbox {
     unsigned count = 0;
     for (RingReceiver& ring : rings_) {
       while (const RingRecordHeader* record = ring.peek()) {
-        ring.pop(record);
+        ring.pop();
         const Slot& slot = handlers_[record->am_id];
-        slot.handler(slot.arg, RingReceiver::data(record), ring.length(record));
+        slot.handler(slot.arg, RingReceiver::data(record), RingReceiver::length(record));
         ++count;
       }
       // As with the FIFO, only the outermost call knows that no handler

@@ -47,7 +47,7 @@ class RingTest : public ::testing::Test {
     EXPECT_EQ(got, header);
     const auto* bytes = reinterpret_cast<const unsigned char*>(RingReceiver::data(record)) + sizeof(uint64_t);
     for (std::size_t i = 0; i < length; ++i) ASSERT_EQ(bytes[i], static_cast<unsigned char>(header + i));
-    receiver_.pop(record);
+    receiver_.pop();
   }
 
   std::byte* memory_ = nullptr;
@@ -71,7 +71,7 @@ TEST_F(RingTest, TwoMessagesShareACacheLine) {
   ASSERT_TRUE(send(2, 16));
   const RingRecordHeader* first = receiver_.peek();
   ASSERT_NE(first, nullptr);
-  receiver_.pop(first);
+  receiver_.pop();
   const RingRecordHeader* second = receiver_.peek();
   ASSERT_NE(second, nullptr);
   const auto line = [](const void* p) { return reinterpret_cast<uintptr_t>(p) / kCacheLine; };
@@ -82,7 +82,7 @@ TEST_F(RingTest, FullRingRefusesUntilTheReceiverPublishes) {
   uint64_t sent = 0;
   while (send(sent, 8)) ++sent;
   // Every slot but those kept zeroed ahead of the head.
-  EXPECT_EQ(sent, (kBytes - RingSender::kZeroAhead) / (kCacheLine / 2));
+  EXPECT_EQ(sent, kBytes / kRingSlot - RingSender::kZeroAhead);
   EXPECT_FALSE(sender_.drained());
   EXPECT_FALSE(sender_.has_room());
   for (uint64_t i = 0; i < sent; ++i) expect_next(i, 8);

@@ -14,7 +14,9 @@ namespace tern::mpi {
 int check_derived(const char* function, Comm* comm, const void* buffer, int count, MPI_Datatype datatype,
                   std::size_t& bytes, std::shared_ptr<const DerivedType>* derived);
 
-inline int check_args(const char* function, MPI_Comm handle, const void* buffer, int count, MPI_Datatype datatype,
+// Always inline: out of line, its prologue and the memory behind `comm` and
+// `bytes` cost more than the checks themselves.
+[[gnu::always_inline]] inline int check_args(const char* function, MPI_Comm handle, const void* buffer, int count, MPI_Datatype datatype,
                       int peer, int tag, bool receive, Comm*& comm, std::size_t& bytes,
                       std::shared_ptr<const DerivedType>* derived = nullptr) {
   comm = nullptr;

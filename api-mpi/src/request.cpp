@@ -155,28 +155,50 @@ int raise_request(MPI_Request handle, MPI_Comm comm_handle, int error, const cha
                error == MPI_ERR_TRUNCATE ? "a truncated message" : "an error");
 }
 
-// Finishes `count` done requests; MPI_ERR_IN_STATUS (raised on the first
-// failed request's communicator) when any ended with an error.
+// The first failure among the requests of an array call (Waitall, Testall,
+// Waitsome, Testsome): MPI_ERR_IN_STATUS is raised on its communicator.
+class ArrayFailure {
+ public:
+  void note(int error, MPI_Comm comm) noexcept {
+    if (TERN_UNLIKELY(error != MPI_SUCCESS) && !failed_) {
+      failed_ = true;
+      comm_ = comm;
+    }
+  }
+  [[nodiscard]] int raise_if_any(const char* function) const {
+    if (TERN_LIKELY(!failed_)) return MPI_SUCCESS;
+    return raise(find_comm(comm_), MPI_ERR_IN_STATUS, function, "a request ended with an error (see the statuses)");
+  }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  bool failed_ = false;
+};
+
+// Ends requests[i], done, with its status in statuses[i] (its MPI_ERROR set
+// too, as the array calls report).
+[[gnu::always_inline]] inline void finish_at(MPI_Request requests[], MPI_Status statuses[], int i,
+                                             Lookup kind, RequestSlot* slot, ArrayFailure& failure) {
+  if (kind == Lookup::SendDone && statuses == MPI_STATUSES_IGNORE) {  // most small sends
+    requests[i] = MPI_REQUEST_NULL;
+    return;
+  }
+  const MPI_Comm comm = slot != nullptr ? slot->comm : MPI_COMM_NULL;
+  MPI_Status* status = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+  const int error = finish(&requests[i], kind, slot, status);
+  failure.note(error, comm);
+  if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = error;
+}
+
+// Finishes `count` done requests.
 int finish_all(int count, MPI_Request requests[], MPI_Status statuses[], const char* function) {
-  MPI_Comm failed_comm = MPI_COMM_NULL;
-  bool failed = false;
+  ArrayFailure failure;
   for (int i = 0; i < count; ++i) {
     RequestSlot* slot = nullptr;
     const Lookup kind = look_up(requests[i], slot);
-    const MPI_Comm comm = slot != nullptr ? slot->comm : MPI_COMM_NULL;
-    MPI_Status* status = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-    const int error = finish(&requests[i], kind, slot, status);
-    if (error != MPI_SUCCESS && !failed) {
-      failed = true;
-      failed_comm = comm;
-    }
-    if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = error;
+    finish_at(requests, statuses, i, kind, slot, failure);
   }
-  if (TERN_UNLIKELY(failed)) {
-    return raise(find_comm(failed_comm), MPI_ERR_IN_STATUS, function,
-                 "a request ended with an error (see the statuses)");
-  }
-  return MPI_SUCCESS;
+  return failure.raise_if_any(function);
 }
 
 // Active: a request Waitany/Testany/... may complete (not null, not an
@@ -207,8 +229,7 @@ int check_array(const char* function, int count, const MPI_Request requests[], i
 int finish_some(const char* function, int count, MPI_Request requests[], int* outcount, int indices[],
                 MPI_Status statuses[]) {
   int done = 0;
-  MPI_Comm failed_comm = MPI_COMM_NULL;
-  bool failed = false;
+  ArrayFailure failure;
   for (int i = 0; i < count; ++i) {
     RequestSlot* slot = nullptr;
     const Lookup kind = look_up(requests[i], slot);
@@ -217,18 +238,11 @@ int finish_some(const char* function, int count, MPI_Request requests[], int* ou
     MPI_Status* status = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[done];
     const int error = finish(&requests[i], kind, slot, status);
     if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = error;
-    if (error != MPI_SUCCESS && !failed) {
-      failed = true;
-      failed_comm = comm;
-    }
+    failure.note(error, comm);
     indices[done++] = i;
   }
   *outcount = done;
-  if (TERN_UNLIKELY(failed)) {
-    return raise(find_comm(failed_comm), MPI_ERR_IN_STATUS, function,
-                 "a request ended with an error (see the statuses)");
-  }
-  return MPI_SUCCESS;
+  return failure.raise_if_any(function);
 }
 
 // The first done active request, -1 when none.
@@ -319,17 +333,17 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
       return raise(nullptr, MPI_ERR_REQUEST, kFunction, "invalid request %d at index %d", requests[i], i);
     }
   }
-  // Requests complete roughly in order: resume from the first one not done.
-  int first_pending = 0;
-  progress_until([&] {
-    for (; first_pending < count; ++first_pending) {
-      RequestSlot* slot = nullptr;
-      if (look_up(requests[first_pending], slot) == Lookup::Slot && !slot_done(slot)) return false;
-    }
-    return true;
-  });
-  if (int error = finish_all(count, requests, statuses, kFunction); TERN_UNLIKELY(error != MPI_SUCCESS)) return error;
-  return MPI_SUCCESS;
+  // One pass that waits for each request and ends it: requests complete
+  // roughly in order, and a second pass over the array cost a lookup per
+  // request again (a window of small receives spends most of its time here).
+  ArrayFailure failure;
+  for (int i = 0; i < count; ++i) {
+    RequestSlot* slot = nullptr;
+    const Lookup kind = look_up(requests[i], slot);
+    if (kind == Lookup::Slot && !slot_done(slot)) progress_until([slot] { return slot_done(slot); });
+    finish_at(requests, statuses, i, kind, slot, failure);
+  }
+  return failure.raise_if_any(kFunction);
 }
 
 int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {

@@ -74,7 +74,8 @@ Matcher::TagTable::TagTable(std::size_t buckets, TagOf tag_of) : tag_of_(tag_of)
 
 Matcher::TagTable::~TagTable() { delete[] heads_; }
 
-ListHook* Matcher::TagTable::head(uint64_t tag) const noexcept {
+// Inline: every post and every arrival asks (only this file calls it).
+inline ListHook* Matcher::TagTable::head(uint64_t tag) const noexcept {
   return &heads_[bucket_index(tag, shift_)];
 }
 

@@ -357,6 +357,54 @@ void alloc_mem() {
 }
 
 // Bad arguments give the right class under MPI_ERRORS_RETURN.
+// Waitall over every kind of handle: null, a send done at once, receives
+// that complete out of order, one truncated, and one from MPI_PROC_NULL. An
+// invalid handle anywhere fails the call before any request is touched; a
+// failed receive gives MPI_ERR_IN_STATUS with every request still ended.
+void waitall_mixed() {
+  if (rank >= 2) return;
+  const int peer = 1 - rank;
+  if (rank == 1) {
+    int token = 0;
+    MPI_Recv(&token, 1, MPI_INT, peer, 200, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    const int later = 2002;
+    const int two[2] = {2001, 2001};
+    MPI_Send(&later, 1, MPI_INT, peer, 202, MPI_COMM_WORLD);
+    MPI_Send(two, 2, MPI_INT, peer, 201, MPI_COMM_WORLD);
+    return;
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int token = 7, truncated = -1, later = -1, nothing = -1;
+  MPI_Request requests[6];
+  requests[0] = MPI_REQUEST_NULL;
+  CHECK(MPI_Irecv(&truncated, 1, MPI_INT, peer, 201, MPI_COMM_WORLD, &requests[2]) == MPI_SUCCESS);
+  CHECK(MPI_Irecv(&nothing, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &requests[3]) == MPI_SUCCESS);
+  CHECK(MPI_Irecv(&later, 1, MPI_INT, peer, 202, MPI_COMM_WORLD, &requests[4]) == MPI_SUCCESS);
+  requests[5] = 12345;  // invalid
+  MPI_Request before[6];
+  CHECK(MPI_Isend(&token, 1, MPI_INT, peer, 200, MPI_COMM_WORLD, &requests[1]) == MPI_SUCCESS);
+  std::memcpy(before, requests, sizeof(requests));
+  CHECK(MPI_Waitall(6, requests, MPI_STATUSES_IGNORE) == MPI_ERR_REQUEST);
+  CHECK(std::memcmp(before, requests, sizeof(requests)) == 0);
+
+  MPI_Status statuses[5];
+  for (MPI_Status& status : statuses) status.MPI_ERROR = -1;
+  CHECK(MPI_Waitall(5, requests, statuses) == MPI_ERR_IN_STATUS);
+  for (int i = 0; i < 5; ++i) CHECK(requests[i] == MPI_REQUEST_NULL);
+  CHECK(statuses[0].MPI_ERROR == MPI_SUCCESS && statuses[0].MPI_SOURCE == MPI_ANY_SOURCE);
+  CHECK(statuses[1].MPI_ERROR == MPI_SUCCESS);
+  CHECK(statuses[2].MPI_ERROR == MPI_ERR_TRUNCATE && statuses[2].MPI_TAG == 201 && truncated == 2001);
+  CHECK(statuses[3].MPI_ERROR == MPI_SUCCESS && statuses[3].MPI_SOURCE == MPI_PROC_NULL && nothing == -1);
+  CHECK(statuses[4].MPI_ERROR == MPI_SUCCESS && statuses[4].MPI_TAG == 202 && later == 2002);
+  // Without statuses, a send done at once (here: to MPI_PROC_NULL) ends too.
+  MPI_Request sends[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  CHECK(MPI_Isend(&token, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &sends[1]) == MPI_SUCCESS);
+  CHECK(sends[1] != MPI_REQUEST_NULL);
+  CHECK(MPI_Waitall(2, sends, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+  CHECK(sends[0] == MPI_REQUEST_NULL && sends[1] == MPI_REQUEST_NULL);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 void errors() {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int index = 0, flag = 0, outcount = 0, indices[1];
@@ -405,6 +453,8 @@ int main(int argc, char** argv) {
     persistent();
     MPI_Barrier(MPI_COMM_WORLD);
     buffered();
+    MPI_Barrier(MPI_COMM_WORLD);
+    waitall_mixed();
     MPI_Barrier(MPI_COMM_WORLD);
   }
   sendrecv_replace();

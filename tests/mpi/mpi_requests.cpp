@@ -356,7 +356,6 @@ void alloc_mem() {
   MPI_Group_free(&group);
 }
 
-// Bad arguments give the right class under MPI_ERRORS_RETURN.
 // Waitall over every kind of handle: null, a send done at once, receives
 // that complete out of order, one truncated, and one from MPI_PROC_NULL. An
 // invalid handle anywhere fails the call before any request is touched; a
@@ -405,6 +404,7 @@ void waitall_mixed() {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+// Bad arguments give the right class under MPI_ERRORS_RETURN.
 void errors() {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   int index = 0, flag = 0, outcount = 0, indices[1];

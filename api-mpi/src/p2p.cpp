@@ -82,12 +82,18 @@ int send_blocking(const char* function, const void* buffer, int count, MPI_Datat
   return MPI_SUCCESS;
 }
 
-int send_nonblocking(const char* function, const void* buffer, int count, MPI_Datatype datatype, int dest, int tag,
-                     MPI_Comm handle, MPI_Request* request, unsigned flags) {
+// The non-blocking calls in two instances: kPredefined for a predefined
+// datatype (find_type knows it), as in nearly every call, which then
+// carries none of the derived-type bookkeeping (the shared type, the packed
+// copy) whose locals made every call's frame larger.
+template <bool kPredefined>
+int send_nonblocking_as(const char* function, const void* buffer, int count, MPI_Datatype datatype, int dest,
+                        int tag, MPI_Comm handle, MPI_Request* request, unsigned flags) {
   Comm* comm = nullptr;
   std::size_t bytes = 0;
   std::shared_ptr<const DerivedType> derived;
-  if (int err = check_args(function, handle, buffer, count, datatype, dest, tag, false, comm, bytes, &derived);
+  if (int err = check_args(function, handle, buffer, count, datatype, dest, tag, false, comm, bytes,
+                           kPredefined ? nullptr : &derived);
       TERN_UNLIKELY(err != MPI_SUCCESS)) {
     return err;
   }
@@ -129,6 +135,74 @@ int send_nonblocking(const char* function, const void* buffer, int count, MPI_Da
   slot->kind = RequestKind::Send;
   slot->comm = handle;
   slot->packed.temp = temp.release();
+  *request = handle_out;
+  return MPI_SUCCESS;
+}
+
+int send_nonblocking(const char* function, const void* buffer, int count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm handle, MPI_Request* request, unsigned flags) {
+  if (TERN_LIKELY(find_type(datatype) != nullptr)) {
+    return send_nonblocking_as<true>(function, buffer, count, datatype, dest, tag, handle, request, flags);
+  }
+  return send_nonblocking_as<false>(function, buffer, count, datatype, dest, tag, handle, request, flags);
+}
+
+template <bool kPredefined>
+int receive_nonblocking_as(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm handle,
+                           MPI_Request* request) {
+  constexpr const char* kFunction = "MPI_Irecv";
+  Comm* comm = nullptr;
+  std::size_t bytes = 0;
+  std::shared_ptr<const DerivedType> derived;
+  if (int err = check_args(kFunction, handle, buf, count, datatype, source, tag, true, comm, bytes,
+                           kPredefined ? nullptr : &derived);
+      TERN_UNLIKELY(err != MPI_SUCCESS)) {
+    return err;
+  }
+  if (TERN_UNLIKELY(request == nullptr)) return raise(comm, MPI_ERR_REQUEST, kFunction, "null request argument");
+  if (source == MPI_PROC_NULL) {
+    *request = kRequestProcNull;
+    return MPI_SUCCESS;
+  }
+  // Non-contiguous: the message lands in a temporary buffer, unpacked when
+  // the request completes (Wait/Test and their forms).
+  TempBuffer temp;
+  void* const user_buffer = buf;
+  if (TERN_UNLIKELY(derived != nullptr)) {
+    temp = temp_buffer(bytes);
+    if (temp == nullptr) return no_memory(comm, kFunction, bytes);
+    buf = temp.get();
+  }
+  RequestSlot* slot = nullptr;
+  const MPI_Request handle_out = g_state->requests.get(slot);
+  if (TERN_UNLIKELY(handle_out == MPI_REQUEST_NULL)) {
+    return raise(comm, MPI_ERR_NO_MEM, kFunction, "no memory for another request");
+  }
+  const Match m = match_of(*comm, source, tag);
+  engine::TagRecvInfo info;
+  engine::Request* engine_request = nullptr;
+  Status s = g_state->worker->tag_recv_nb(buf, bytes, m.tag, m.mask, engine_request, &info);
+  if (TERN_UNLIKELY(s != Status::InProgress && s != Status::Ok && s != Status::Truncated)) {
+    g_state->requests.put(handle_out);
+    return raise(comm, error_class_of(s), kFunction, "posting a receive from rank %d failed: %s", source,
+                 to_string(s));
+  }
+  slot->engine = engine_request;
+  slot->kind = RequestKind::Recv;
+  slot->comm = handle;
+  slot->capacity = bytes;
+  if (TERN_UNLIKELY(derived != nullptr)) {
+    slot->packed.temp = temp.release();
+    slot->packed.type = std::move(derived);
+    slot->packed.user_buffer = user_buffer;
+    slot->packed.count = static_cast<std::size_t>(count);
+  }
+  if (s != Status::InProgress) {
+    slot->error = fill_recv_status(&slot->status, info, bytes, s);
+    if (TERN_UNLIKELY(slot->packed.temp != nullptr)) {
+      complete_transfer(slot->packed, true, s == Status::Canceled ? 0 : std::min(info.length, bytes));
+    }
+  }
   *request = handle_out;
   return MPI_SUCCESS;
 }
@@ -195,60 +269,10 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
 
 int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm handle,
                MPI_Request* request) {
-  constexpr const char* kFunction = "MPI_Irecv";
-  Comm* comm = nullptr;
-  std::size_t bytes = 0;
-  std::shared_ptr<const DerivedType> derived;
-  if (int err = check_args(kFunction, handle, buf, count, datatype, source, tag, true, comm, bytes, &derived);
-      TERN_UNLIKELY(err != MPI_SUCCESS)) {
-    return err;
+  if (TERN_LIKELY(find_type(datatype) != nullptr)) {
+    return receive_nonblocking_as<true>(buf, count, datatype, source, tag, handle, request);
   }
-  if (TERN_UNLIKELY(request == nullptr)) return raise(comm, MPI_ERR_REQUEST, kFunction, "null request argument");
-  if (source == MPI_PROC_NULL) {
-    *request = kRequestProcNull;
-    return MPI_SUCCESS;
-  }
-  // Non-contiguous: the message lands in a temporary buffer, unpacked when
-  // the request completes (Wait/Test and their forms).
-  TempBuffer temp;
-  void* const user_buffer = buf;
-  if (TERN_UNLIKELY(derived != nullptr)) {
-    temp = temp_buffer(bytes);
-    if (temp == nullptr) return no_memory(comm, kFunction, bytes);
-    buf = temp.get();
-  }
-  RequestSlot* slot = nullptr;
-  const MPI_Request handle_out = g_state->requests.get(slot);
-  if (TERN_UNLIKELY(handle_out == MPI_REQUEST_NULL)) {
-    return raise(comm, MPI_ERR_NO_MEM, kFunction, "no memory for another request");
-  }
-  const Match m = match_of(*comm, source, tag);
-  engine::TagRecvInfo info;
-  engine::Request* engine_request = nullptr;
-  Status s = g_state->worker->tag_recv_nb(buf, bytes, m.tag, m.mask, engine_request, &info);
-  if (TERN_UNLIKELY(s != Status::InProgress && s != Status::Ok && s != Status::Truncated)) {
-    g_state->requests.put(handle_out);
-    return raise(comm, error_class_of(s), kFunction, "posting a receive from rank %d failed: %s", source,
-                 to_string(s));
-  }
-  slot->engine = engine_request;
-  slot->kind = RequestKind::Recv;
-  slot->comm = handle;
-  slot->capacity = bytes;
-  if (TERN_UNLIKELY(derived != nullptr)) {
-    slot->packed.temp = temp.release();
-    slot->packed.type = std::move(derived);
-    slot->packed.user_buffer = user_buffer;
-    slot->packed.count = static_cast<std::size_t>(count);
-  }
-  if (s != Status::InProgress) {
-    slot->error = fill_recv_status(&slot->status, info, bytes, s);
-    if (TERN_UNLIKELY(slot->packed.temp != nullptr)) {
-      complete_transfer(slot->packed, true, s == Status::Canceled ? 0 : std::min(info.length, bytes));
-    }
-  }
-  *request = handle_out;
-  return MPI_SUCCESS;
+  return receive_nonblocking_as<false>(buf, count, datatype, source, tag, handle, request);
 }
 
 static int sendrecv(const char* kFunction, const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,

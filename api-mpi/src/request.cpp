@@ -179,9 +179,23 @@ class ArrayFailure {
 // too, as the array calls report).
 [[gnu::always_inline]] inline void finish_at(MPI_Request requests[], MPI_Status statuses[], int i,
                                              Lookup kind, RequestSlot* slot, ArrayFailure& failure) {
-  if (kind == Lookup::SendDone && statuses == MPI_STATUSES_IGNORE) {  // most small sends
-    requests[i] = MPI_REQUEST_NULL;
-    return;
+  // Without statuses, the common kinds end here in a few steps: sends done
+  // at once, and engine requests with no packed data and no persistence
+  // (finish() does the same through its general path).
+  if (statuses == MPI_STATUSES_IGNORE) {
+    if (kind == Lookup::SendDone) {
+      requests[i] = MPI_REQUEST_NULL;
+      return;
+    }
+    if (kind == Lookup::Slot && slot->engine != nullptr && !slot->persistent && slot->packed.temp == nullptr) {
+      engine::Request* request = slot->engine;
+      failure.note(error_class_of(request->status()), slot->comm);
+      g_state->worker->release(request);
+      slot->engine = nullptr;
+      g_state->requests.put(requests[i]);
+      requests[i] = MPI_REQUEST_NULL;
+      return;
+    }
   }
   const MPI_Comm comm = slot != nullptr ? slot->comm : MPI_COMM_NULL;
   MPI_Status* status = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];

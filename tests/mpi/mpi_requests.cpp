@@ -370,6 +370,10 @@ void waitall_mixed() {
     const int two[2] = {2001, 2001};
     MPI_Send(&later, 1, MPI_INT, peer, 202, MPI_COMM_WORLD);
     MPI_Send(two, 2, MPI_INT, peer, 201, MPI_COMM_WORLD);
+    // Only once rank 0 posted its receives, so that they wait in the engine.
+    MPI_Recv(&token, 1, MPI_INT, peer, 205, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(two, 2, MPI_INT, peer, 203, MPI_COMM_WORLD);
+    MPI_Send(&later, 1, MPI_INT, peer, 204, MPI_COMM_WORLD);
     return;
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -401,6 +405,18 @@ void waitall_mixed() {
   CHECK(sends[1] != MPI_REQUEST_NULL);
   CHECK(MPI_Waitall(2, sends, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
   CHECK(sends[0] == MPI_REQUEST_NULL && sends[1] == MPI_REQUEST_NULL);
+  // Without statuses, receives end the same way: a truncated one still
+  // gives MPI_ERR_IN_STATUS, and both requests are ended.
+  int small = -1, fine = -1;
+  MPI_Request receives[2];
+  CHECK(MPI_Irecv(&small, 1, MPI_INT, peer, 203, MPI_COMM_WORLD, &receives[0]) == MPI_SUCCESS);
+  CHECK(MPI_Irecv(&fine, 1, MPI_INT, peer, 204, MPI_COMM_WORLD, &receives[1]) == MPI_SUCCESS);
+  CHECK(MPI_Send(&token, 1, MPI_INT, peer, 205, MPI_COMM_WORLD) == MPI_SUCCESS);
+  CHECK(MPI_Waitall(2, receives, MPI_STATUSES_IGNORE) == MPI_ERR_IN_STATUS);
+  CHECK(receives[0] == MPI_REQUEST_NULL && receives[1] == MPI_REQUEST_NULL);
+  CHECK(small == 2001 && fine == 2002);
+  CHECK(MPI_Irecv(&fine, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &receives[0]) == MPI_SUCCESS);
+  CHECK(MPI_Waitall(1, receives, MPI_STATUSES_IGNORE) == MPI_SUCCESS && receives[0] == MPI_REQUEST_NULL);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 

@@ -82,7 +82,9 @@ class FifoInbox {
 
   template <std::memory_order Order>
   [[nodiscard]] bool ring_ready() {
-    if (rings_claimed_ != nullptr) adopt_claimed_rings();
+    if (rings_claimed_ != nullptr && rings_claimed_->load(std::memory_order_acquire) != rings_adopted_) {
+      adopt_claimed_rings();
+    }
     for (const RingReceiver& ring : rings_) {
       if (ring.peek<Order>() != nullptr) return true;
     }

@@ -57,8 +57,8 @@ inline constexpr std::size_t kOffersOffset = align_up(sizeof(SegmentHeader), kCa
 inline constexpr std::size_t kCellsOffset = kOffersOffset + kOfferSlots * sizeof(OfferSlot);
 
 // 32 senders on a node get a ring each; more send through the FIFO only.
-// 8 KiB holds a window of 64 messages of up to 100 bytes (osu_mbw_mr,
-// osu_bw), several to a cache line below 32.
+// 8 KiB is 256 slots of 32 bytes: four windows of 64 messages of up to 16
+// bytes (osu_mbw_mr, osu_bw), two to a cache line.
 inline constexpr uint32_t kRingSlots = 32;
 inline constexpr std::size_t kRingBytes = 8192;
 inline constexpr std::size_t kRingStride = sizeof(RingControl) + kRingBytes;

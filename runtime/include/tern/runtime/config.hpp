@@ -6,7 +6,6 @@
 #include <functional>
 #include <span>
 #include <string>
-#include <string_view>
 
 #include "tern/runtime/log.hpp"
 #include "tern/runtime/status.hpp"

@@ -53,7 +53,7 @@ class FifoInbox {
     while (count < limit) {
       FifoCellHeader* cell = rx_.peek();
       if (cell == nullptr) break;
-      rx_.pop();
+      rx_.pop(cell);
       if (TERN_LIKELY((cell->flags & kFifoCellSkip) == 0)) {
         // The table covers every 8-bit id, so an id from a confused peer
         // needs no check: unknown ids reach `drop`.

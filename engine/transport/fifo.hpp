@@ -292,7 +292,8 @@ class FifoReceiver {
   // Done with the peeked cell locally; senders learn of it at publish_tail().
   void pop(const FifoCellHeader* cell) noexcept {
     ++tail_;
-    const uint32_t lines = (kFifoCellHeaderSize - 1 + cell->length) / kCacheLine;
+    // Bounded like length(): the prefetches stay inside the cell.
+    const auto lines = static_cast<uint32_t>((kFifoCellHeaderSize - 1 + length(cell)) / kCacheLine);
     lines_ahead_ = lines <= kMaxLinesAhead ? lines : 0;
   }
 

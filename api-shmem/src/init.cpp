@@ -84,7 +84,8 @@ void map_regions(State& s) {
   const std::size_t page = page_size();
   // Control block first: arrival counters for every slot and PE.
   const std::size_t words = kSlots * static_cast<std::size_t>(s.n_pes) + kSlots;
-  s.control_bytes = (words * sizeof(uint64_t) + page - 1) & ~(page - 1);
+  s.mailbox_offset = (words * sizeof(uint64_t) + alignof(SharedCopyMailbox) - 1) & ~(alignof(SharedCopyMailbox) - 1);
+  s.control_bytes = (s.mailbox_offset + sizeof(SharedCopyMailbox) + page - 1) & ~(page - 1);
   s.user_heap_offset = s.control_bytes;
   const std::size_t user_size = (heap_size_from_environment() + page - 1) & ~(page - 1);
   engine::MemMapParams heap;

@@ -12,11 +12,19 @@ namespace {
 
 inline void put_bytes(const char* function, void* dest, const void* source, std::size_t bytes, int pe) {
   std::byte* target = remote(function, dest, bytes, pe);
+  if (bytes >= kSharedCopyMinBytes &&
+      copy_shared(pe, target, static_cast<const std::byte*>(source), bytes, dest, source, true)) {
+    return;
+  }
   runtime::copy_bytes(target, source, bytes);
 }
 
 inline void get_bytes(const char* function, void* dest, const void* source, std::size_t bytes, int pe) {
   const std::byte* origin = remote(function, source, bytes, pe);
+  if (bytes >= kSharedCopyMinBytes &&
+      copy_shared(pe, static_cast<std::byte*>(dest), origin, bytes, dest, source, false)) {
+    return;
+  }
   runtime::copy_bytes(dest, origin, bytes);
 }
 

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <vector>
 
+#include "shared_copy.hpp"
 #include "shmem.h"
 #include "tern/engine/job.hpp"
 #include "tern/engine/memory.hpp"
@@ -67,6 +68,7 @@ struct PeerRegions {
 struct ControlBlock {
   std::atomic<uint64_t>* arrivals = nullptr;   // kSlots * n_pes words
   std::atomic<uint64_t>* published = nullptr;  // kSlots words
+  SharedCopyMailbox* mailbox = nullptr;        // shared_copy.hpp, on its own line
 };
 
 struct State {
@@ -91,6 +93,7 @@ struct State {
   std::vector<engine::RemoteKey*> remote_keys;  // owned, for unmapping
   ControlBlock control;                       // this PE's, at heap offset 0
   std::size_t control_bytes = 0;
+  std::size_t mailbox_offset = 0;             // in the control block
   std::vector<uint64_t> consumed;             // kSlots * n_pes, private
   std::mutex consumed_mutex;                  // SHMEM_THREAD_MULTIPLE collectives on one slot are the user's error,
                                               // different slots may run at once

@@ -11,6 +11,10 @@
 namespace tern::shmem {
 
 void Backoff::pause() noexcept {
+  if (serve_shared_copy()) {
+    rounds_ = 0;  // work came in: stay awake for more
+    return;
+  }
   ++rounds_;
   const runtime::WaitMode mode = g_state != nullptr ? g_state->wait_mode : runtime::WaitMode::Adaptive;
   const unsigned adaptive_spins = g_state != nullptr ? g_state->spin_count : 4096;
@@ -33,8 +37,10 @@ void Backoff::pause() noexcept {
 
 ControlBlock control_of(int pe) noexcept {
   State& s = *g_state;
-  auto* words = reinterpret_cast<std::atomic<uint64_t>*>(s.peers[static_cast<std::size_t>(pe)].heap);
-  return {words, words + kSlots * static_cast<std::size_t>(s.n_pes)};
+  std::byte* heap = s.peers[static_cast<std::size_t>(pe)].heap;
+  auto* words = reinterpret_cast<std::atomic<uint64_t>*>(heap);
+  return {words, words + kSlots * static_cast<std::size_t>(s.n_pes),
+          reinterpret_cast<SharedCopyMailbox*>(heap + s.mailbox_offset)};
 }
 
 void signal_pe(unsigned slot, int pe) noexcept {

@@ -227,27 +227,14 @@ void initialize(int requested, int* provided) {
 std::byte* try_remote(const void* address, std::size_t bytes, int pe) noexcept {
   State* s = g_state;
   if (s == nullptr || static_cast<unsigned>(pe) >= static_cast<unsigned>(s->n_pes)) return nullptr;
-  const auto where = reinterpret_cast<uintptr_t>(address);
-  const PeerRegions& peer = s->peers[static_cast<std::size_t>(pe)];
-  uintptr_t offset = where - s->heap_base;
-  if (offset < s->heap_size && bytes <= s->heap_size - offset) {
-    return peer.heap == nullptr ? nullptr : peer.heap + offset;
-  }
-  offset = where - s->data_base;
-  if (offset < s->data_size && bytes <= s->data_size - offset) {
-    return peer.data == nullptr ? nullptr : peer.data + offset;
-  }
-  return nullptr;
+  const SymmetricPlace place = locate(*s, address, bytes);
+  if (place.region == Region::None) return nullptr;
+  std::byte* base = region_base(s->peers[static_cast<std::size_t>(pe)], place.region);
+  return base == nullptr ? nullptr : base + place.offset;
 }
 
 bool is_symmetric(const void* address, std::size_t bytes) noexcept {
-  State* s = g_state;
-  if (s == nullptr) return false;
-  const auto where = reinterpret_cast<uintptr_t>(address);
-  uintptr_t offset = where - s->heap_base;
-  if (offset < s->heap_size && bytes <= s->heap_size - offset) return true;
-  offset = where - s->data_base;
-  return offset < s->data_size && bytes <= s->data_size - offset;
+  return g_state != nullptr && locate(*g_state, address, bytes).region != Region::None;
 }
 
 }  // namespace tern::shmem

@@ -14,32 +14,15 @@ namespace {
 // peer has moved it Posted -> Taken -> Done (or Declined: the peer cannot
 // reach one of the two buffers, and the caller copies the half itself).
 enum : uint32_t { kIdle = 0, kFilling, kPosted, kTaken, kDone, kDeclined };
-enum : uint8_t { kHeap = 0, kData = 1 };
-
-// Where a symmetric address lies: which region, at which offset.
-bool locate(const State& s, const void* address, std::size_t bytes, uint8_t& region, uint64_t& offset) noexcept {
-  const auto where = reinterpret_cast<uintptr_t>(address);
-  if (where - s.heap_base < s.heap_size && bytes <= s.heap_size - (where - s.heap_base)) {
-    region = kHeap;
-    offset = where - s.heap_base;
-    return true;
-  }
-  if (where - s.data_base < s.data_size && bytes <= s.data_size - (where - s.data_base)) {
-    region = kData;
-    offset = where - s.data_base;
-    return true;
-  }
-  return false;
-}
 
 // The same place on `pe`, mapped here; null if it cannot be reached or the
 // range would leave the region (regions are the same size on every PE).
-std::byte* resolve(const State& s, uint32_t pe, uint8_t region, uint64_t offset, uint64_t bytes) noexcept {
-  if (pe >= static_cast<uint32_t>(s.n_pes)) return nullptr;
-  const std::size_t size = region == kHeap ? s.heap_size : s.data_size;
+std::byte* resolve(const State& s, uint32_t pe, uint8_t region_byte, uint64_t offset, uint64_t bytes) noexcept {
+  const auto region = static_cast<Region>(region_byte);
+  if (pe >= static_cast<uint32_t>(s.n_pes) || (region != Region::Heap && region != Region::Data)) return nullptr;
+  const std::size_t size = region == Region::Heap ? s.heap_size : s.data_size;
   if (offset > size || bytes > size - offset) return nullptr;
-  const PeerRegions& peer = s.peers[pe];
-  std::byte* base = region == kHeap ? peer.heap : peer.data;
+  std::byte* base = region_base(s.peers[pe], region);
   return base != nullptr ? base + offset : nullptr;
 }
 
@@ -50,12 +33,10 @@ bool copy_shared(int peer, std::byte* to, const std::byte* from, std::size_t byt
   State& s = *g_state;
   // Oversubscribed, a waiting peer gives its core away instead of spinning,
   // and the two halves would run one after the other anyway.
-  if (bytes < kSharedCopyMinBytes || peer == s.my_pe || s.wait_mode == runtime::WaitMode::Block) return false;
-  uint8_t source_region, dest_region;
-  uint64_t source_offset, dest_offset;
-  if (!locate(s, source, bytes, source_region, source_offset) || !locate(s, dest, bytes, dest_region, dest_offset)) {
-    return false;
-  }
+  if (peer == s.my_pe || s.wait_mode == runtime::WaitMode::Block) return false;
+  const SymmetricPlace from_place = locate(s, source, bytes);
+  const SymmetricPlace to_place = locate(s, dest, bytes);
+  if (from_place.region == Region::None || to_place.region == Region::None) return false;
   SharedCopyMailbox& box = *control_of(peer).mailbox;
   uint32_t expected = kIdle;
   if (box.state.load(std::memory_order_relaxed) != kIdle ||
@@ -66,10 +47,10 @@ bool copy_shared(int peer, std::byte* to, const std::byte* from, std::size_t byt
   const std::size_t split = (bytes / 2) & ~std::size_t{4095};
   box.source_pe = static_cast<uint32_t>(put ? s.my_pe : peer);
   box.dest_pe = static_cast<uint32_t>(put ? peer : s.my_pe);
-  box.source_region = source_region;
-  box.dest_region = dest_region;
-  box.source_offset = source_offset + split;
-  box.dest_offset = dest_offset + split;
+  box.source_region = static_cast<uint8_t>(from_place.region);
+  box.dest_region = static_cast<uint8_t>(to_place.region);
+  box.source_offset = from_place.offset + split;
+  box.dest_offset = to_place.offset + split;
   box.bytes = bytes - split;
   box.state.store(kPosted, std::memory_order_release);
 

@@ -27,7 +27,7 @@ struct alignas(64) SharedCopyMailbox {
   std::atomic<uint32_t> state{0};
   uint32_t source_pe = 0;
   uint32_t dest_pe = 0;
-  uint8_t source_region = 0;  // 0: heap, 1: static data
+  uint8_t source_region = 0;  // a Region (state.hpp)
   uint8_t dest_region = 0;
   uint64_t source_offset = 0;
   uint64_t dest_offset = 0;
@@ -38,8 +38,9 @@ struct alignas(64) SharedCopyMailbox {
 // is `peer`'s memory mapped here), with `peer`'s help if it takes it.
 // `dest` and `source` are the caller's symmetric addresses of the two
 // buffers; `put` says which of them lies on `peer`. False, with nothing
-// copied, when sharing does not apply: too short, a buffer that is not
-// symmetric, the mailbox busy, or waits that do not spin.
+// copied, when sharing does not apply: a buffer that is not symmetric, the
+// mailbox busy, or waits that do not spin. The caller has checked that
+// `bytes` is at least kSharedCopyMinBytes.
 [[nodiscard]] bool copy_shared(int peer, std::byte* to, const std::byte* from, std::size_t bytes, const void* dest,
                                const void* source, bool put) noexcept;
 

@@ -118,27 +118,42 @@ inline State& state(const char* function) {
   return *g_state;
 }
 
+// Where a symmetric range lies: in which region, at which offset (the same
+// on every PE).
+enum class Region : uint8_t { None, Heap, Data };
+struct SymmetricPlace {
+  Region region = Region::None;
+  uintptr_t offset = 0;
+};
+
+inline SymmetricPlace locate(const State& s, const void* address, std::size_t bytes) noexcept {
+  const auto where = reinterpret_cast<uintptr_t>(address);
+  uintptr_t offset = where - s.heap_base;
+  if (TERN_LIKELY(offset < s.heap_size && bytes <= s.heap_size - offset)) return {Region::Heap, offset};
+  offset = where - s.data_base;
+  if (offset < s.data_size && bytes <= s.data_size - offset) return {Region::Data, offset};
+  return {};
+}
+
+// The base of `peer`'s copy of `region`, mapped here (null if unreachable).
+inline std::byte* region_base(const PeerRegions& peer, Region region) noexcept {
+  return region == Region::Heap ? peer.heap : peer.data;
+}
+
 // This PE's address `address` (of `bytes` bytes) as seen on `pe`, mapped here.
 // Zero bytes still check the PE but not the address, as a zero-length
 // transfer may pass any pointer.
 inline std::byte* remote(const char* function, const void* address, std::size_t bytes, int pe) {
   State& s = state(function);
   if (TERN_UNLIKELY(static_cast<unsigned>(pe) >= static_cast<unsigned>(s.n_pes))) bad_pe(function, pe);
-  const auto where = reinterpret_cast<uintptr_t>(address);
-  uintptr_t offset = where - s.heap_base;
-  if (TERN_LIKELY(offset < s.heap_size && bytes <= s.heap_size - offset)) {
-    std::byte* base = s.peers[static_cast<std::size_t>(pe)].heap;
-    if (TERN_UNLIKELY(base == nullptr)) unreachable_pe(function, pe);
-    return base + offset;
+  const SymmetricPlace place = locate(s, address, bytes);
+  if (TERN_UNLIKELY(place.region == Region::None)) {
+    if (bytes == 0) return nullptr;
+    not_symmetric(function, address, bytes);
   }
-  offset = where - s.data_base;
-  if (offset < s.data_size && bytes <= s.data_size - offset) {
-    std::byte* base = s.peers[static_cast<std::size_t>(pe)].data;
-    if (TERN_UNLIKELY(base == nullptr)) unreachable_pe(function, pe);
-    return base + offset;
-  }
-  if (bytes == 0) return nullptr;
-  not_symmetric(function, address, bytes);
+  std::byte* base = region_base(s.peers[static_cast<std::size_t>(pe)], place.region);
+  if (TERN_UNLIKELY(base == nullptr)) unreachable_pe(function, pe);
+  return base + place.offset;
 }
 
 // As remote(), but null instead of an error when not symmetric or not reachable.

@@ -30,10 +30,14 @@ class Endpoint {
   std::size_t rndv_threshold = 0;  // SIZE_MAX: no rendezvous on this lane
   std::size_t rndv_threshold_mapped = 0;  // for buffers the peer has mapped (mem_alloc)
   std::size_t rndv_threshold_drained = 0;  // while the peer has next to nothing unread (Ep::peer_unread)
+  std::size_t rndv_threshold_metered = 0;  // from here to _drained, the meter picks for a drained peer
   ProtocolMeter meter;  // eager or rendezvous between the two thresholds above
   // Sends posted on this endpoint so far: a rendezvous whose time the meter
   // takes must have been the last one posted until it completed.
   uint64_t sends_posted = 0;
+  // The worker's progress events at this endpoint's last send in the
+  // metered range below rndv_threshold (see tag_send_nb).
+  uint64_t events_at_last_metered_size = ~uint64_t{0};
 
   // Sends that found the lane full wait here, in posting order; while the
   // queue is not empty new sends join it, so messages never overtake. Only the

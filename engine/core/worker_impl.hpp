@@ -57,8 +57,11 @@ class WorkerImpl {
   unsigned progress() {
     unsigned events = 0;
     for (transport::Iface* iface : iface_list_) events += iface->progress();
+    progress_events_ += events;
     return events;
   }
+  // Events progress() has handled so far (messages in, completions).
+  [[nodiscard]] uint64_t progress_events() const noexcept { return progress_events_; }
 
   // --- requests (core/requests.cpp)
   [[nodiscard]] RequestImpl* new_request(RequestKind kind) noexcept;
@@ -107,6 +110,7 @@ class WorkerImpl {
   bool thread_safe_ = false;
   std::recursive_mutex mutex_;
   std::vector<std::unique_ptr<transport::Iface>> ifaces_;  // best first
+  uint64_t progress_events_ = 0;
   std::vector<transport::Iface*> iface_list_;  // the ones progress() polls
   std::vector<std::byte> address_;
   std::unordered_map<uint64_t, std::unique_ptr<Endpoint>> endpoints_;

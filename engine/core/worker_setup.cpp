@@ -145,10 +145,14 @@ void WorkerImpl::register_am_handlers(transport::Iface& iface) {
 
 WorkerImpl::~WorkerImpl() {
   for (auto& [uuid, ep] : endpoints_) {
-    if (ep->meter.eager_ns_per_kib() != 0 || ep->meter.rendezvous_ns_per_kib() != 0) {
-      TERN_LOG(Debug, "peer %016llx: mid-size messages cost %llu ns/KiB eager, %llu rendezvous (lately)",
-               static_cast<unsigned long long>(uuid), static_cast<unsigned long long>(ep->meter.eager_ns_per_kib()),
-               static_cast<unsigned long long>(ep->meter.rendezvous_ns_per_kib()));
+    for (unsigned size_class = 0; size_class < ProtocolMeter::kClasses; ++size_class) {
+      const std::size_t length = ProtocolMeter::kSmallestClass << size_class;
+      const uint64_t eager = ep->meter.eager_ns_per_kib(length);
+      const uint64_t rndv = ep->meter.rendezvous_ns_per_kib(length);
+      if (eager == 0 && rndv == 0) continue;
+      TERN_LOG(Debug, "peer %016llx: messages from %zu KiB cost %llu ns/KiB eager, %llu rendezvous (lately)",
+               static_cast<unsigned long long>(uuid), length / 1024, static_cast<unsigned long long>(eager),
+               static_cast<unsigned long long>(rndv));
     }
     if (ep->pending_registered) ep->lane->pending_remove(&ep->pending);
     ep->iface->destroy_ep(ep->lane);
@@ -203,6 +207,7 @@ Status WorkerImpl::connect(std::span<const std::byte> peer_address, Endpoint*& e
       };
       ep->rndv_threshold = threshold(attr.rndv_threshold);
       ep->rndv_threshold_drained = std::max(ep->rndv_threshold, threshold(attr.rndv_threshold_drained));
+      ep->rndv_threshold_metered = std::min(ep->rndv_threshold, threshold(attr.rndv_threshold_metered));
       // A peer that cannot map our memory falls back to CMA, so mapped memory
       // takes the rendezvous only where CMA works too.
       ep->rndv_threshold_mapped = threshold(attr.rndv_threshold_mapped);

@@ -33,6 +33,15 @@ inline constexpr uint32_t kDefaultFifoCells = 64;
 // rises from 14-15 to 17-21 GB/s; from 4 KiB pages it takes 10.5-12 us
 // against 9.5, with more bandwidth still (17-21 against 15 GB/s).
 inline constexpr std::size_t kDefaultRndvThreshold = 128 * 1024;
+// With many ranks on a node copying at once, the FIFO's two copies (and the
+// cell lines going back and forth between the cores) compete for the
+// caches and the memory that the one copy of a zero copy needs half as
+// much of. osu_mbw_mr at 64 KiB on a 16-core Xeon, 4 alternating runs of
+// each, 128 KiB against 64 KiB threshold: 4 ranks 22.4-24.8 against
+// 21.3-27.3 GB/s (level), 8 ranks 39.2-46.9 against 47.9-53.4, 16 ranks
+// 82-88 against 98-107.
+inline constexpr unsigned kManyLocalRanks = 8;
+inline constexpr std::size_t kDefaultRndvThresholdManyRanks = 64 * 1024;
 // That crossover holds while the FIFO is busy (osu_bw keeps a window of
 // messages in flight). When the receiver has read everything, an eager
 // message streams through empty cells with both sides copying at once, and
@@ -42,6 +51,11 @@ inline constexpr std::size_t kDefaultRndvThreshold = 128 * 1024;
 // eager against 7.6-7.9 in the first case and 9.2-9.4 against 8.9-9.4 in
 // the second. Up to there the ProtocolMeter picks, per endpoint.
 inline constexpr std::size_t kDefaultDrainedRndvThreshold = 512 * 1024;
+// Where the meter starts. On a 16-core Xeon a 64 KiB ping-pong took 7.0-9.5
+// us eager against 4.6-6.3 metered (which there means rendezvous); on the
+// 2-core VM metering 64 KiB cost about 4% (its tries of the rendezvous, 4.0
+// -> 4.2 us). From 32 KiB it cost the VM 10-15% and gave the Xeon less.
+inline constexpr std::size_t kDefaultMeteredRndvThreshold = 64 * 1024;
 // From memory the receiver has mapped (mem_alloc), the get is one memcpy,
 // already faster than two FIFO fragments: anything that does not fit one cell.
 inline constexpr std::size_t kDefaultMappedRndvThreshold = 0;  // 0: one cell's payload
@@ -57,8 +71,14 @@ inline constexpr std::size_t kDefaultMappedRndvThreshold = 0;  // 0: one cell's 
   return out.valid();
 }
 
-[[nodiscard]] inline std::size_t rndv_threshold_from(const runtime::Config& config) noexcept {
-  return config.rndv_threshold != 0 ? config.rndv_threshold : kDefaultRndvThreshold;
+// `local_peers`: the other processes on the node (0: not known).
+[[nodiscard]] inline std::size_t rndv_threshold_from(const runtime::Config& config, unsigned local_peers) noexcept {
+  if (config.rndv_threshold != 0) return config.rndv_threshold;
+  return local_peers + 1 >= kManyLocalRanks ? kDefaultRndvThresholdManyRanks : kDefaultRndvThreshold;
+}
+
+[[nodiscard]] inline std::size_t metered_rndv_threshold_from(const runtime::Config& config) noexcept {
+  return config.rndv_threshold != 0 ? config.rndv_threshold : kDefaultMeteredRndvThreshold;
 }
 
 // TERN_RNDV_THRESH, when set, is the one threshold for every case.

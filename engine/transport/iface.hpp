@@ -60,6 +60,10 @@ struct IfaceAttr {
   // FIFO overlap end to end, while a zero copy pays its fixed cost. Equal to
   // rndv_threshold where the transport has no such query.
   std::size_t rndv_threshold_drained = 0;
+  // From this size on (up to rndv_threshold_drained), a message to a peer
+  // with next to nothing unread goes as the endpoint's ProtocolMeter finds
+  // cheaper. Equal to rndv_threshold where the transport has no such query.
+  std::size_t rndv_threshold_metered = 0;
   int priority = 0;            // higher wins when several reach a peer
 };
 

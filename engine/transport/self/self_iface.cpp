@@ -71,6 +71,7 @@ SelfIface::SelfIface(const IfaceParams& params, FifoGeometry geometry, std::byte
   attr_.rndv_threshold = mapped_rndv_threshold_from(params.config, attr_.max_short);
   attr_.rndv_threshold_mapped = attr_.rndv_threshold;
   attr_.rndv_threshold_drained = attr_.rndv_threshold;
+  attr_.rndv_threshold_metered = attr_.rndv_threshold;
   attr_.priority = 40;
 }
 

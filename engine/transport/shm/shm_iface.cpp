@@ -132,8 +132,9 @@ ShmIface::ShmIface(const IfaceParams& params, FifoGeometry geometry, std::string
   }
   attr_.max_bcopy = geometry.max_message();
   attr_.max_short = attr_.max_bcopy - sizeof(uint64_t);
-  attr_.rndv_threshold = rndv_threshold_from(params.config);
+  attr_.rndv_threshold = rndv_threshold_from(params.config, params.expected_peers);
   attr_.rndv_threshold_drained = drained_rndv_threshold_from(params.config);
+  attr_.rndv_threshold_metered = metered_rndv_threshold_from(params.config);
   attr_.rndv_threshold_mapped = mapped_rndv_threshold_from(params.config, attr_.max_short);
   attr_.priority = 30;
 }

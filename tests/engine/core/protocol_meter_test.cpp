@@ -13,7 +13,14 @@ constexpr std::size_t k128K = 128 * 1024;
 // The choices of `n` consecutive calls.
 int eager_choices(ProtocolMeter& meter, int n) {
   int eager = 0;
-  for (int i = 0; i < n; ++i) eager += meter.prefer_eager() ? 1 : 0;
+  for (int i = 0; i < n; ++i) eager += meter.prefer_eager(k128K, false) ? 1 : 0;
+  return eager;
+}
+
+// The same, for a size whose busy protocol is eager or not.
+int eager_choices_by_default(ProtocolMeter& meter, int n, bool eager_by_default) {
+  int eager = 0;
+  for (int i = 0; i < n; ++i) eager += meter.prefer_eager(k128K, eager_by_default) ? 1 : 0;
   return eager;
 }
 
@@ -31,23 +38,23 @@ ProtocolMeter warmed() {
 TEST(ProtocolMeterTest, TheFirstSampleOfEachProtocolIsDropped) {
   ProtocolMeter meter;
   meter.record_eager(k128K, at(700));  // cold: first touches of the FIFO's pages
-  EXPECT_EQ(meter.eager_ns_per_kib(), 0u);
+  EXPECT_EQ(meter.eager_ns_per_kib(k128K), 0u);
   meter.record_eager(k128K, at(20));
-  EXPECT_NEAR(static_cast<double>(meter.eager_ns_per_kib()), 20.0, 1.0);
+  EXPECT_NEAR(static_cast<double>(meter.eager_ns_per_kib(k128K)), 20.0, 1.0);
   meter.record_rendezvous(k128K, at(400));
-  EXPECT_EQ(meter.rendezvous_ns_per_kib(), 0u);
+  EXPECT_EQ(meter.rendezvous_ns_per_kib(k128K), 0u);
   meter.record_rendezvous(k128K, at(45));
-  EXPECT_NEAR(static_cast<double>(meter.rendezvous_ns_per_kib()), 45.0, 1.0);
+  EXPECT_NEAR(static_cast<double>(meter.rendezvous_ns_per_kib(k128K)), 45.0, 1.0);
 }
 
 TEST(ProtocolMeterTest, TriesEagerFirstThenRendezvousUntilBothAreMeasured) {
   ProtocolMeter meter = warmed();
-  EXPECT_TRUE(meter.prefer_eager());
+  EXPECT_TRUE(meter.prefer_eager(k128K, false));
   meter.record_eager(k128K, at(20));
-  EXPECT_FALSE(meter.prefer_eager());
-  EXPECT_FALSE(meter.prefer_eager());
+  EXPECT_FALSE(meter.prefer_eager(k128K, false));
+  EXPECT_FALSE(meter.prefer_eager(k128K, false));
   meter.record_rendezvous(k128K, at(45));
-  EXPECT_TRUE(meter.prefer_eager());
+  EXPECT_TRUE(meter.prefer_eager(k128K, false));
 }
 
 TEST(ProtocolMeterTest, EagerMustWinByTheMargin) {
@@ -83,10 +90,10 @@ TEST(ProtocolMeterTest, FollowsAChangeOfCostOnceTheWindowHasTurnedOver) {
   ProtocolMeter meter = warmed();
   meter.record_eager(k128K, at(20));
   meter.record_rendezvous(k128K, at(45));
-  ASSERT_TRUE(meter.prefer_eager());
+  ASSERT_TRUE(meter.prefer_eager(k128K, false));
   // The processes moved apart: eager now costs 65 ns/KiB.
   for (unsigned i = 0; i + 1 < ProtocolMeter::kWindow; ++i) meter.record_eager(k128K, at(65));
-  EXPECT_TRUE(meter.prefer_eager()) << "the 20 is still in the window";
+  EXPECT_TRUE(meter.prefer_eager(k128K, false)) << "the 20 is still in the window";
   meter.record_eager(k128K, at(65));
   EXPECT_EQ(eager_choices(meter, 32), 0);
 }
@@ -95,9 +102,50 @@ TEST(ProtocolMeterTest, AColdSampleDoesNotHideTheWarmOnes) {
   ProtocolMeter meter = warmed();
   meter.record_rendezvous(k128K, at(40));
   meter.record_rendezvous(k128K, at(40) * 8);  // tried after a long pause: cold
-  EXPECT_NEAR(static_cast<double>(meter.rendezvous_ns_per_kib()), 40.0, 1.0);
+  EXPECT_NEAR(static_cast<double>(meter.rendezvous_ns_per_kib(k128K)), 40.0, 1.0);
   for (unsigned i = 0; i < ProtocolMeter::kWindow; ++i) meter.record_rendezvous(k128K, at(50));
-  EXPECT_NEAR(static_cast<double>(meter.rendezvous_ns_per_kib()), 50.0, 1.0) << "the 40 has left the window";
+  EXPECT_NEAR(static_cast<double>(meter.rendezvous_ns_per_kib(k128K)), 50.0, 1.0) << "the 40 has left the window";
+}
+
+TEST(ProtocolMeterTest, EachSizeClassHasItsOwnFigures) {
+  constexpr std::size_t k48K = 48 * 1024;
+  constexpr std::size_t k96K = 96 * 1024;
+  ProtocolMeter meter;
+  EXPECT_EQ(ProtocolMeter::class_of(k48K), 0u);
+  EXPECT_EQ(ProtocolMeter::class_of(k96K), 1u);
+  EXPECT_EQ(ProtocolMeter::class_of(k128K), 2u);
+  EXPECT_EQ(ProtocolMeter::class_of(std::size_t{1} << 30), ProtocolMeter::kClasses - 1);
+  // 128 KiB messages: rendezvous clearly cheaper per KiB (its fixed cost
+  // spread over more bytes).
+  for (int i = 0; i < 3; ++i) {
+    meter.record_eager(k128K, at(60));
+    meter.record_rendezvous(k128K, at(30));
+  }
+  // 48 KiB messages: eager clearly cheaper.
+  for (int i = 0; i < 3; ++i) {
+    meter.record_eager(k48K, 20 * 48);
+    meter.record_rendezvous(k48K, 80 * 48);
+  }
+  EXPECT_NEAR(static_cast<double>(meter.eager_ns_per_kib(k48K)), 20.0, 1.0);
+  EXPECT_NEAR(static_cast<double>(meter.rendezvous_ns_per_kib(k128K)), 30.0, 1.0);
+  EXPECT_EQ(meter.eager_ns_per_kib(k96K), 0u) << "nothing measured at 64-128 KiB";
+  int eager_48k = 0;
+  int eager_128k = 0;
+  for (int i = 0; i < 256; ++i) {
+    eager_48k += meter.prefer_eager(k48K, true) ? 1 : 0;
+    eager_128k += meter.prefer_eager(k128K, false) ? 1 : 0;
+  }
+  EXPECT_EQ(eager_48k, 254) << "eager, but for two exploring choices in 256";
+  EXPECT_EQ(eager_128k, 2);
+}
+
+TEST(ProtocolMeterTest, WithoutARendezvousFigureASizeThatStreamsEagerTriesItOnlyNowAndThen) {
+  ProtocolMeter meter = warmed();
+  meter.record_eager(k128K, at(20));
+  // A window of sends never yields a rendezvous figure (see the header):
+  // such a size keeps to eager but for two tries in each period.
+  EXPECT_EQ(eager_choices_by_default(meter, 64, true), 64 - 4);
+  EXPECT_EQ(eager_choices_by_default(meter, 64, false), 0) << "above the rendezvous threshold: rendezvous";
 }
 
 TEST(ProtocolMeterTest, SamplesOnlyLargeEagerMessagesAndOnlySomeOfThem) {

@@ -201,44 +201,48 @@ TEST(EngineMultiProcess, TwoRanksEveryProtocolBoundary) {
   EXPECT_EQ(rc, 0);
 }
 
-// Between the rendezvous threshold and the drained threshold each message
-// goes eager or rendezvous as the endpoint's meter decides, and the meter
-// tries the other protocol now and then: a run of such messages takes both.
-TEST(EngineMultiProcess, MidSizeMessagesArriveWholeByEitherProtocol) {
-  int rc = run_job(2, [](Context& ctx) -> int {
-    Worker& w = *ctx.worker;
-    const unsigned peer = 1 - ctx.rank;
-    const std::size_t rndv = w.rndv_threshold(ctx.peers[peer]);
-    RANK_CHECK(rndv != SIZE_MAX);
-    const std::size_t length = rndv + rndv / 2;
-    std::vector<unsigned char> out(length), in(length + 1);
-    constexpr int kMessages = 100;
-    for (int i = 0; i < kMessages; ++i) {
-      const uint64_t tag = make_tag(ctx.rank, static_cast<uint32_t>(i));
-      const uint64_t peer_tag = make_tag(peer, static_cast<uint32_t>(i));
-      if ((i % 2 == 0) == (ctx.rank == 0)) {
-        fill(out, length, static_cast<std::size_t>(i));
-        RANK_CHECK(w.tag_send(ctx.peers[peer], out.data(), length, tag) == Status::Ok);
-      } else {
-        TagRecvInfo info;
-        in[length] = 0x5a;
-        if (i % 3 == 0) {
-          // Unexpected first: eager fragments or an RTS wait for the receive.
-          while (w.tag_probe(peer_tag, ~uint64_t{0}, info) != Status::Ok) w.progress();
-        }
-        RANK_CHECK(w.tag_recv(in.data(), length, peer_tag, ~uint64_t{0}, &info) == Status::Ok);
-        RANK_CHECK(info.length == length);
-        RANK_CHECK(verify(in.data(), length, static_cast<std::size_t>(i)));
-        RANK_CHECK(in[length] == 0x5a);
+// Between the metered threshold and the drained threshold each message of a
+// ping-pong goes eager or rendezvous as the endpoint's meter decides, and
+// the meter tries the other protocol now and then: a run of such messages
+// takes both, above the streaming rendezvous threshold (where rendezvous is
+// the default) and below it (where eager is).
+int mid_size_ping_pong(Context& ctx, bool below_streaming_threshold) {
+  Worker& w = *ctx.worker;
+  const unsigned peer = 1 - ctx.rank;
+  const std::size_t rndv = w.rndv_threshold(ctx.peers[peer]);
+  RANK_CHECK(rndv != SIZE_MAX);
+  const std::size_t length = below_streaming_threshold ? rndv - rndv / 4 : rndv + rndv / 2;
+  std::vector<unsigned char> out(length), in(length + 1);
+  constexpr int kMessages = 100;
+  for (int i = 0; i < kMessages; ++i) {
+    const uint64_t tag = make_tag(ctx.rank, static_cast<uint32_t>(i));
+    const uint64_t peer_tag = make_tag(peer, static_cast<uint32_t>(i));
+    if ((i % 2 == 0) == (ctx.rank == 0)) {
+      fill(out, length, static_cast<std::size_t>(i));
+      RANK_CHECK(w.tag_send(ctx.peers[peer], out.data(), length, tag) == Status::Ok);
+    } else {
+      TagRecvInfo info;
+      in[length] = 0x5a;
+      if (i % 3 == 0) {
+        // Unexpected first: eager fragments or an RTS wait for the receive.
+        while (w.tag_probe(peer_tag, ~uint64_t{0}, info) != Status::Ok) w.progress();
       }
+      RANK_CHECK(w.tag_recv(in.data(), length, peer_tag, ~uint64_t{0}, &info) == Status::Ok);
+      RANK_CHECK(info.length == length);
+      RANK_CHECK(verify(in.data(), length, static_cast<std::size_t>(i)));
+      RANK_CHECK(in[length] == 0x5a);
     }
-    // Both protocols carried some of this rank's sends.
-    const ProtocolMeter& meter = ctx.peers[peer]->meter;
-    RANK_CHECK(meter.eager_ns_per_kib() != 0);
-    RANK_CHECK(meter.rendezvous_ns_per_kib() != 0);
-    return 0;
-  });
-  EXPECT_EQ(rc, 0);
+  }
+  // Both protocols carried some of this rank's sends.
+  const ProtocolMeter& meter = ctx.peers[peer]->meter;
+  RANK_CHECK(meter.eager_ns_per_kib(length) != 0);
+  RANK_CHECK(meter.rendezvous_ns_per_kib(length) != 0);
+  return 0;
+}
+
+TEST(EngineMultiProcess, MidSizeMessagesArriveWholeByEitherProtocol) {
+  EXPECT_EQ(run_job(2, [](Context& ctx) { return mid_size_ping_pong(ctx, false); }), 0);
+  EXPECT_EQ(run_job(2, [](Context& ctx) { return mid_size_ping_pong(ctx, true); }), 0);
 }
 
 TEST(EngineMultiProcess, FourRanksRandomSizesTagsAndWildcards) {

@@ -1,0 +1,38 @@
+// The FIFO transports' defaults as the configuration and the node give them:
+// the rendezvous thresholds, and TERN_RNDV_THRESH standing for all of them.
+#include "transport/fifo_config.hpp"
+
+#include <gtest/gtest.h>
+
+namespace tern::engine::transport {
+namespace {
+
+TEST(FifoConfigTest, StreamingRendezvousStartsLowerWithManyRanksOnTheNode) {
+  const runtime::Config config;  // TERN_RNDV_THRESH=auto
+  EXPECT_EQ(rndv_threshold_from(config, 0), kDefaultRndvThreshold) << "peers not known";
+  EXPECT_EQ(rndv_threshold_from(config, 1), kDefaultRndvThreshold);
+  EXPECT_EQ(rndv_threshold_from(config, kManyLocalRanks - 2), kDefaultRndvThreshold);
+  EXPECT_EQ(rndv_threshold_from(config, kManyLocalRanks - 1), kDefaultRndvThresholdManyRanks);
+  EXPECT_EQ(rndv_threshold_from(config, 63), kDefaultRndvThresholdManyRanks);
+  EXPECT_LT(kDefaultRndvThresholdManyRanks, kDefaultRndvThreshold);
+}
+
+TEST(FifoConfigTest, TheMeterStartsBelowTheStreamingThresholdAndEndsAboveIt) {
+  const runtime::Config config;
+  EXPECT_LE(metered_rndv_threshold_from(config), rndv_threshold_from(config, 1));
+  EXPECT_LE(metered_rndv_threshold_from(config), rndv_threshold_from(config, 63));
+  EXPECT_GT(drained_rndv_threshold_from(config), rndv_threshold_from(config, 1));
+}
+
+TEST(FifoConfigTest, AnExplicitThresholdStandsForEveryCase) {
+  runtime::Config config;
+  config.rndv_threshold = 40000;
+  EXPECT_EQ(rndv_threshold_from(config, 1), 40000u);
+  EXPECT_EQ(rndv_threshold_from(config, 63), 40000u);
+  EXPECT_EQ(metered_rndv_threshold_from(config), 40000u);
+  EXPECT_EQ(drained_rndv_threshold_from(config), 40000u);
+  EXPECT_EQ(mapped_rndv_threshold_from(config, 16000), 40000u);
+}
+
+}  // namespace
+}  // namespace tern::engine::transport

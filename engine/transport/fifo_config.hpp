@@ -9,6 +9,11 @@
 
 namespace tern::engine::transport {
 
+// From this many ranks on a node (this process and its local peers), some
+// defaults below differ: many cores copying at once favour fewer copies
+// and more room in each FIFO.
+inline constexpr unsigned kManyLocalRanks = 8;
+
 // 16 KiB cells take an 8 KiB message (the size applications pick most) in
 // one cell, and larger ones in half the cells; 64 of them (1 MiB) absorb a
 // window of 64 sends (osu_bw, osu_mbw_mr) before senders see WouldBlock.
@@ -25,6 +30,12 @@ namespace tern::engine::transport {
 // slow first pass through a larger FIFO.
 inline constexpr uint32_t kDefaultCellSize = 16384;
 inline constexpr uint32_t kDefaultFifoCells = 64;
+// With 8 or more ranks on a node, twice as many: osu_mbw_mr with 16 ranks
+// on a 16-core Xeon, 4 alternating runs, 64 -> 128 cells: 4 KiB 19-50 ->
+// 48-63 GB/s, 8 KiB 47-60 -> 70-91, 16-32 KiB 67-95 -> 76-102, 64 KiB
+// 24-103 -> 78-114. On the 2-core VM 128 cells cost osu_bibw 8 KiB a fifth
+// (13.5-15.1 against 14.6-19.1 GB/s), so two ranks keep 64.
+inline constexpr uint32_t kDefaultFifoCellsManyRanks = 128;
 // Where zero copy starts to pay off, measured on a 2-core node. A CMA call
 // costs about 2 us before it copies anything, and its speed depends on how
 // the buffers are paged: from huge pages (what large allocations get with
@@ -40,7 +51,6 @@ inline constexpr std::size_t kDefaultRndvThreshold = 128 * 1024;
 // each, 128 KiB against 64 KiB threshold: 4 ranks 22.4-24.8 against
 // 21.3-27.3 GB/s (level), 8 ranks 39.2-46.9 against 47.9-53.4, 16 ranks
 // 82-88 against 98-107.
-inline constexpr unsigned kManyLocalRanks = 8;
 inline constexpr std::size_t kDefaultRndvThresholdManyRanks = 64 * 1024;
 // That crossover holds while the FIFO is busy (osu_bw keeps a window of
 // messages in flight). When the receiver has read everything, an eager
@@ -60,11 +70,15 @@ inline constexpr std::size_t kDefaultMeteredRndvThreshold = 64 * 1024;
 // already faster than two FIFO fragments: anything that does not fit one cell.
 inline constexpr std::size_t kDefaultMappedRndvThreshold = 0;  // 0: one cell's payload
 
-// The geometry the configuration asks for (0 means default). False if it is
-// not one the FIFO supports.
-[[nodiscard]] inline bool fifo_geometry_from(const runtime::Config& config, FifoGeometry& out) noexcept {
+// The geometry the configuration asks for (0 means default) for a process
+// with `local_peers` others on its node (0: not known). False if it is not
+// one the FIFO supports.
+[[nodiscard]] inline bool fifo_geometry_from(const runtime::Config& config, unsigned local_peers,
+                                             FifoGeometry& out) noexcept {
+  const std::size_t default_cells =
+      local_peers + 1 >= kManyLocalRanks ? kDefaultFifoCellsManyRanks : kDefaultFifoCells;
   const std::size_t cell_size = config.shm_cell_size != 0 ? config.shm_cell_size : kDefaultCellSize;
-  const std::size_t cells = config.shm_fifo_cells != 0 ? config.shm_fifo_cells : kDefaultFifoCells;
+  const std::size_t cells = config.shm_fifo_cells != 0 ? config.shm_fifo_cells : default_cells;
   if (cell_size > FifoGeometry::kMaxCellSize || cells > FifoGeometry::kMaxCells) return false;
   out.cell_size = static_cast<uint32_t>(cell_size);
   out.cells = static_cast<uint32_t>(cells);

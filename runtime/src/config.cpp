@@ -19,7 +19,8 @@ constexpr ConfigVariable kVariables[] = {
      "transport's defaults (shm: 128K, up to 512K by measured cost while the peer's FIFO is all but empty)."},
     {"TERN_SHM_CELL_SIZE", "16K", "size, power of two, 256..64K",
      "Bytes per shared-memory FIFO cell; a message up to this size (less headers) goes in one cell."},
-    {"TERN_SHM_FIFO_CELLS", "64", "power of two, 8..65536", "Cells in each process's receive FIFO."},
+    {"TERN_SHM_FIFO_CELLS", "auto", "power of two, 8..65536, or auto",
+     "Cells in each process's receive FIFO. auto: 64, or 128 with 8 or more ranks on the node."},
     {"TERN_CMA", "auto", "auto|on|off",
      "Cross-memory attach (process_vm_readv) for zero copy on a node. auto: use it where the kernel allows; "
      "on: a refusal is an error; off: copy through the FIFO."},
@@ -157,7 +158,7 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
         config.shm_cell_size < 256 || config.shm_cell_size > 65536)
       return reject("TERN_SHM_CELL_SIZE", v);
   }
-  if (const char* v = lookup("TERN_SHM_FIFO_CELLS")) {
+  if (const char* v = lookup("TERN_SHM_FIFO_CELLS"); v && std::strcmp(v, "auto") != 0) {
     if (!parse_size(v, config.shm_fifo_cells) || !tern::is_pow2(config.shm_fifo_cells) ||
         config.shm_fifo_cells < 8 || config.shm_fifo_cells > 65536)
       return reject("TERN_SHM_FIFO_CELLS", v);

@@ -116,7 +116,7 @@ TEST(Config, TableDefaultsAreThemselvesAccepted) {
   EXPECT_EQ(config.cma, Switch::Auto);
   EXPECT_EQ(config.wait_mode, WaitMode::Adaptive);
   EXPECT_EQ(config.shm_cell_size, 16384u);
-  EXPECT_EQ(config.shm_fifo_cells, 64u);
+  EXPECT_EQ(config.shm_fifo_cells, 0u);  // auto
   EXPECT_EQ(config.cma_chunk, 4u << 20);
   EXPECT_EQ(config.spin_count, 20000u);
   EXPECT_EQ(config.bootstrap, BootstrapMode::Auto);
@@ -168,6 +168,7 @@ TEST(Config, Sizes) {
   EXPECT_EQ(load_ok(Env().set("TERN_SHM_CELL_SIZE", "1KB")).shm_cell_size, 1024u);
   EXPECT_EQ(load_ok(Env().set("TERN_SHM_FIFO_CELLS", "8")).shm_fifo_cells, 8u);
   EXPECT_EQ(load_ok(Env().set("TERN_SHM_FIFO_CELLS", "65536")).shm_fifo_cells, 65536u);
+  EXPECT_EQ(load_ok(Env().set("TERN_SHM_FIFO_CELLS", "auto")).shm_fifo_cells, 0u);
   EXPECT_EQ(load_ok(Env().set("TERN_SPIN_COUNT", "0")).spin_count, 0u);
   EXPECT_EQ(load_ok(Env().set("TERN_SPIN_COUNT", "100000")).spin_count, 100000u);
 }

@@ -36,8 +36,8 @@ void SelfIface::FreeCells::operator()(std::byte* cells) const noexcept { std::fr
 
 std::unique_ptr<Iface> SelfIface::create(const IfaceParams& params, Status& status) {
   FifoGeometry geometry;
-  if (!fifo_geometry_from(params.config, geometry)) {
-    TERN_LOG(Error, "self: unsupported FIFO geometry (%zu cells of %zu bytes)", params.config.shm_fifo_cells,
+  if (!fifo_geometry_from(params.config, 0, geometry)) {
+    TERN_LOG(Error, "self: unsupported FIFO geometry (%zu cells (0: auto) of %zu bytes)", params.config.shm_fifo_cells,
              params.config.shm_cell_size);
     status = Status::InvalidParam;
     return nullptr;

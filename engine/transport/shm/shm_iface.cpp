@@ -47,8 +47,8 @@ std::string job_tag(const std::string& job_id) {
 
 std::unique_ptr<Iface> ShmIface::create(const IfaceParams& params, Status& status) {
   FifoGeometry geometry;
-  if (!fifo_geometry_from(params.config, geometry)) {
-    TERN_LOG(Error, "shm: unsupported FIFO geometry (%zu cells of %zu bytes)", params.config.shm_fifo_cells,
+  if (!fifo_geometry_from(params.config, params.expected_peers, geometry)) {
+    TERN_LOG(Error, "shm: unsupported FIFO geometry (%zu cells (0: auto) of %zu bytes)", params.config.shm_fifo_cells,
              params.config.shm_cell_size);
     status = Status::InvalidParam;
     return nullptr;

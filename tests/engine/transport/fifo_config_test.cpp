@@ -1,5 +1,6 @@
 // The FIFO transports' defaults as the configuration and the node give them:
-// the rendezvous thresholds, and TERN_RNDV_THRESH standing for all of them.
+// the FIFO's length, the rendezvous thresholds, and TERN_RNDV_THRESH
+// standing for all of them.
 #include "transport/fifo_config.hpp"
 
 #include <gtest/gtest.h>
@@ -22,6 +23,22 @@ TEST(FifoConfigTest, TheMeterStartsBelowTheStreamingThresholdAndEndsAboveIt) {
   EXPECT_LE(metered_rndv_threshold_from(config), rndv_threshold_from(config, 1));
   EXPECT_LE(metered_rndv_threshold_from(config), rndv_threshold_from(config, 63));
   EXPECT_GT(drained_rndv_threshold_from(config), rndv_threshold_from(config, 1));
+}
+
+TEST(FifoConfigTest, ManyRanksOnTheNodeGetLongerFifos) {
+  runtime::Config config;
+  FifoGeometry few;
+  FifoGeometry many;
+  ASSERT_TRUE(fifo_geometry_from(config, 1, few));
+  ASSERT_TRUE(fifo_geometry_from(config, kManyLocalRanks - 1, many));
+  EXPECT_EQ(few.cells, kDefaultFifoCells);
+  EXPECT_EQ(many.cells, kDefaultFifoCellsManyRanks);
+  EXPECT_EQ(few.cell_size, many.cell_size);
+  config.shm_fifo_cells = 32;  // TERN_SHM_FIFO_CELLS wins
+  ASSERT_TRUE(fifo_geometry_from(config, kManyLocalRanks - 1, many));
+  EXPECT_EQ(many.cells, 32u);
+  config.shm_fifo_cells = 48;  // not a power of two
+  EXPECT_FALSE(fifo_geometry_from(config, 1, few));
 }
 
 TEST(FifoConfigTest, AnExplicitThresholdStandsForEveryCase) {

@@ -110,7 +110,6 @@ class WorkerImpl {
   bool thread_safe_ = false;
   std::recursive_mutex mutex_;
   std::vector<std::unique_ptr<transport::Iface>> ifaces_;  // best first
-  uint64_t progress_events_ = 0;
   std::vector<transport::Iface*> iface_list_;  // the ones progress() polls
   std::vector<std::byte> address_;
   std::unordered_map<uint64_t, std::unique_ptr<Endpoint>> endpoints_;
@@ -133,6 +132,8 @@ class WorkerImpl {
   bool leader_asleep_ = false;           // guarded by sleep_mutex_
   std::atomic<uint64_t> completions_{0};  // counted only when thread-safe
   std::atomic<unsigned> followers_{0};
+  // Last, so that adding it moved no other member.
+  uint64_t progress_events_ = 0;
 
  private:
   WorkerImpl() = default;

@@ -13,6 +13,10 @@ namespace tern::engine::transport {
 // defaults below differ: many cores copying at once favour fewer copies
 // and more room in each FIFO.
 inline constexpr unsigned kManyLocalRanks = 8;
+// `local_peers`: the other processes on the node (0: not known).
+[[nodiscard]] constexpr bool many_local_ranks(unsigned local_peers) noexcept {
+  return local_peers + 1 >= kManyLocalRanks;
+}
 
 // 16 KiB cells take an 8 KiB message (the size applications pick most) in
 // one cell, and larger ones in half the cells; 64 of them (1 MiB) absorb a
@@ -76,7 +80,7 @@ inline constexpr std::size_t kDefaultMappedRndvThreshold = 0;  // 0: one cell's 
 [[nodiscard]] inline bool fifo_geometry_from(const runtime::Config& config, unsigned local_peers,
                                              FifoGeometry& out) noexcept {
   const std::size_t default_cells =
-      local_peers + 1 >= kManyLocalRanks ? kDefaultFifoCellsManyRanks : kDefaultFifoCells;
+      many_local_ranks(local_peers) ? kDefaultFifoCellsManyRanks : kDefaultFifoCells;
   const std::size_t cell_size = config.shm_cell_size != 0 ? config.shm_cell_size : kDefaultCellSize;
   const std::size_t cells = config.shm_fifo_cells != 0 ? config.shm_fifo_cells : default_cells;
   if (cell_size > FifoGeometry::kMaxCellSize || cells > FifoGeometry::kMaxCells) return false;
@@ -88,7 +92,7 @@ inline constexpr std::size_t kDefaultMappedRndvThreshold = 0;  // 0: one cell's 
 // `local_peers`: the other processes on the node (0: not known).
 [[nodiscard]] inline std::size_t rndv_threshold_from(const runtime::Config& config, unsigned local_peers) noexcept {
   if (config.rndv_threshold != 0) return config.rndv_threshold;
-  return local_peers + 1 >= kManyLocalRanks ? kDefaultRndvThresholdManyRanks : kDefaultRndvThreshold;
+  return many_local_ranks(local_peers) ? kDefaultRndvThresholdManyRanks : kDefaultRndvThreshold;
 }
 
 [[nodiscard]] inline std::size_t metered_rndv_threshold_from(const runtime::Config& config) noexcept {

@@ -22,7 +22,7 @@ void WorkerImpl::complete(RequestImpl* request, Status status) noexcept {
     // A send posted behind it would have queued this one's time up (osu_bw
     // windows: 30-60x the ping-pong figure), which measures the window.
     if (status == Status::Ok && request->endpoint->sends_posted == request->posted_as) {
-      request->endpoint->meter.record_rendezvous(request->length, ProtocolMeter::now_ns() - request->metered_since_ns);
+      request->endpoint->meter->record_rendezvous(request->length, ProtocolMeter::now_ns() - request->metered_since_ns);
     }
     request->metered_since_ns = 0;
   }

@@ -57,7 +57,11 @@ class WorkerImpl {
   unsigned progress() {
     unsigned events = 0;
     for (transport::Iface* iface : iface_list_) events += iface->progress();
-    progress_events_ += events;
+    // Only when there were any, to keep a store out of the empty polls that
+    // wait loops spin on (osu_bw 1 KiB on the 2-core VM, medians of 8
+    // alternating runs against c80f6d1, which had no count: a store on
+    // every poll 2.7 against 3.0 GB/s, one only after events 2.9 against 2.8).
+    if (events != 0) progress_events_ += events;
     return events;
   }
   // Events progress() has handled so far (messages in, completions).

@@ -147,8 +147,8 @@ WorkerImpl::~WorkerImpl() {
   for (auto& [uuid, ep] : endpoints_) {
     for (unsigned size_class = 0; size_class < ProtocolMeter::kClasses; ++size_class) {
       const std::size_t length = ProtocolMeter::kSmallestClass << size_class;
-      const uint64_t eager = ep->meter.eager_ns_per_kib(length);
-      const uint64_t rndv = ep->meter.rendezvous_ns_per_kib(length);
+      const uint64_t eager = ep->meter->eager_ns_per_kib(length);
+      const uint64_t rndv = ep->meter->rendezvous_ns_per_kib(length);
       if (eager == 0 && rndv == 0) continue;
       TERN_LOG(Debug, "peer %016llx: messages from %zu KiB cost %llu ns/KiB eager, %llu rendezvous (lately)",
                static_cast<unsigned long long>(uuid), length / 1024, static_cast<unsigned long long>(eager),

@@ -126,7 +126,7 @@ Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t len
       metered = metered && events != ep->events_at_last_metered_size;
       ep->events_at_last_metered_size = events;
     }
-    rendezvous = metered ? !ep->meter.prefer_eager(length, busy_eager) : !busy_eager;
+    rendezvous = metered ? !ep->meter->prefer_eager(length, busy_eager) : !busy_eager;
   }
   if (length > 0 && rendezvous) {
     r->protocol = SendProtocol::Rendezvous;
@@ -169,7 +169,7 @@ Status WorkerImpl::send_progress(RequestImpl* r) {
     case SendProtocol::Fragments: {
       // Timed only when the whole message goes out in this call: one that
       // waited for room measures the receiver, not the copy.
-      const uint64_t started_ns = r->offset == 0 && ep->meter.sample_eager(r->length) ? ProtocolMeter::now_ns() : 0;
+      const uint64_t started_ns = r->offset == 0 && ep->meter->sample_eager(r->length) ? ProtocolMeter::now_ns() : 0;
       while (r->offset < r->length) {
         PackArgs args{r};
         ssize_t packed = r->offset == 0 ? ep->lane->am_bcopy(tag::kAmEagerFirst, &pack_first, &args)
@@ -177,7 +177,7 @@ Status WorkerImpl::send_progress(RequestImpl* r) {
         if (packed < 0) return static_cast<Status>(packed);
         r->offset += args.payload;
       }
-      if (started_ns != 0) ep->meter.record_eager(r->length, ProtocolMeter::now_ns() - started_ns);
+      if (started_ns != 0) ep->meter->record_eager(r->length, ProtocolMeter::now_ns() - started_ns);
       return (r->flags & kSendSync) != 0 ? Status::InProgress : Status::Ok;
     }
 

@@ -234,7 +234,7 @@ int mid_size_ping_pong(Context& ctx, bool below_streaming_threshold) {
     }
   }
   // Both protocols carried some of this rank's sends.
-  const ProtocolMeter& meter = ctx.peers[peer]->meter;
+  const ProtocolMeter& meter = *ctx.peers[peer]->meter;
   RANK_CHECK(meter.eager_ns_per_kib(length) != 0);
   RANK_CHECK(meter.rendezvous_ns_per_kib(length) != 0);
   return 0;

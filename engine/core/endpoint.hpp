@@ -35,7 +35,7 @@ class Endpoint {
   // Eager or rendezvous between the two thresholds above. Out of line, so
   // that its figures (about 450 bytes) leave the Endpoint's size and layout
   // as they were: osu_bw 1 KiB on the 2-core VM follows them (the Endpoint
-  // padded by 64-450 bytes ran at 0.84-0.97 of the unpadded one, medians of
+  // padded by 64-448 bytes ran at 0.87-0.94 of the unpadded one, medians of
   // 8 alternating runs).
   std::unique_ptr<ProtocolMeter> meter = std::make_unique<ProtocolMeter>();
   // Sends posted on this endpoint so far: a rendezvous whose time the meter

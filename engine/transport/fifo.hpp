@@ -59,7 +59,7 @@ static_assert(sizeof(FifoIndices) == 2 * kCacheLine);
 
 struct FifoGeometry {
   uint32_t cells = 0;      // power of two
-  uint32_t cell_size = 0;  // bytes per cell, header included; power of two
+  uint32_t cell_size = 0;  // bytes per cell, header included; a whole number of cache lines
 
   static constexpr uint32_t kMinCells = 2;
   static constexpr uint32_t kMaxCells = 1u << 20;
@@ -67,19 +67,13 @@ struct FifoGeometry {
   static constexpr uint32_t kMaxCellSize = 65536;  // the length field is 16 bits
 
   [[nodiscard]] constexpr bool valid() const noexcept {
-    return is_pow2(cells) && is_pow2(cell_size) && cells >= kMinCells && cells <= kMaxCells &&
+    return is_pow2(cells) && cell_size % kCacheLine == 0 && cells >= kMinCells && cells <= kMaxCells &&
            cell_size >= kMinCellSize && cell_size <= kMaxCellSize;
   }
   [[nodiscard]] constexpr std::size_t bytes() const noexcept { return std::size_t{cells} * cell_size; }
   // Bytes a message may occupy in one cell.
   [[nodiscard]] constexpr std::size_t max_message() const noexcept { return cell_size - kFifoCellHeaderSize; }
 };
-
-namespace fifo_detail {
-
-constexpr uint32_t log2(uint32_t pow2) noexcept { return static_cast<uint32_t>(__builtin_ctz(pow2)); }
-
-}  // namespace fifo_detail
 
 // Prepares an empty FIFO. Only the owner calls this, before any sender can
 // see the memory. `cells` must be 64-byte aligned and geometry.bytes() long.
@@ -103,7 +97,7 @@ class FifoSender {
         cells_(cells),
         count_(geometry.cells),
         mask_(geometry.cells - 1),
-        shift_(fifo_detail::log2(geometry.cell_size)) {}
+        stride_(geometry.cell_size) {}
 
   // Claims the next cell and returns its header (the message goes at
   // data(cell)), or null when the FIFO is full. A claimed cell must be
@@ -223,7 +217,7 @@ class FifoSender {
 
  private:
   [[nodiscard]] FifoCellHeader* cell(uint64_t index) const noexcept {
-    return reinterpret_cast<FifoCellHeader*>(cells_ + ((index & mask_) << shift_));
+    return reinterpret_cast<FifoCellHeader*>(cells_ + (index & mask_) * stride_);
   }
 
   FifoIndices* indices_ = nullptr;
@@ -233,7 +227,7 @@ class FifoSender {
   bool claimed_any_ = false;
   uint32_t count_ = 0;
   uint32_t mask_ = 0;
-  uint32_t shift_ = 0;
+  uint64_t stride_ = 0;
 };
 
 // The receiver's view; exactly one per FIFO.
@@ -251,7 +245,7 @@ class FifoReceiver {
       : indices_(indices),
         cells_(cells),
         mask_(geometry.cells - 1),
-        shift_(fifo_detail::log2(geometry.cell_size)),
+        stride_(geometry.cell_size),
         batch_(geometry.cells / 4 != 0 ? geometry.cells / 4 : 1),
         max_message_(static_cast<uint32_t>(geometry.max_message())) {
     tail_ = published_ = indices->tail.load(std::memory_order_relaxed);
@@ -309,7 +303,7 @@ class FifoReceiver {
 
  private:
   [[nodiscard]] FifoCellHeader* cell(uint64_t index) const noexcept {
-    return reinterpret_cast<FifoCellHeader*>(cells_ + ((index & mask_) << shift_));
+    return reinterpret_cast<FifoCellHeader*>(cells_ + (index & mask_) * stride_);
   }
 
   FifoIndices* indices_ = nullptr;
@@ -317,7 +311,7 @@ class FifoReceiver {
   uint64_t tail_ = 0;
   uint64_t published_ = 0;
   uint32_t mask_ = 0;
-  uint32_t shift_ = 0;
+  uint64_t stride_ = 0;
   uint32_t batch_ = 1;
   uint32_t max_message_ = 0;
   uint32_t lines_ahead_ = 1;

@@ -32,7 +32,20 @@ inline constexpr unsigned kManyLocalRanks = 8;
 // (0.3-12 GB/s against 7-18 with 64), but that was before mapped segments
 // were touched page by page (shm_segment.cpp), which also took away the
 // slow first pass through a larger FIFO.
-inline constexpr uint32_t kDefaultCellSize = 16384;
+//
+// 20 KiB rather than 16: a 16 KiB message and its headers then fit one cell
+// (in 16 KiB cells it took two), and every cell still starts at the same
+// place in a page, which only address space pays for (a message touches the
+// lines it fills).
+// Alternating runs on the 2-core VM, 8-10 rounds, medians, 16 -> 20 KiB:
+// osu_latency 16 KiB 1.89 -> 1.81 us, 64 KiB 4.21 -> 4.05, 128 KiB 7.78 ->
+// 7.22, 512 B-8 KiB within 4%; osu_bw 16 KiB 19.2 -> 22.2 GB/s, 32 KiB 19.6
+// -> 22.3, 64 KiB 19.9 -> 21.0; osu_bibw 16 KiB 20.7 -> 23.5, 32 KiB 23.0 ->
+// 24.4. Cells of 16 KiB and one line (16448 B) did better still at 16 KiB
+// (latency 1.92 -> 1.62 us, osu_bibw 20.4 -> 26.7 GB/s), but cells that
+// start all over a page let short messages straddle two pages, and
+// osu_latency 1-2 KiB lost 7-11% (2 KiB 0.79 -> 0.88 us in 12 rounds).
+inline constexpr uint32_t kDefaultCellSize = 20480;
 inline constexpr uint32_t kDefaultFifoCells = 64;
 // With 8 or more ranks on a node, twice as many: osu_mbw_mr with 16 ranks
 // on a 16-core Xeon, 4 alternating runs, 64 -> 128 cells: 4 KiB 19-50 ->

@@ -17,8 +17,9 @@ constexpr ConfigVariable kVariables[] = {
     {"TERN_RNDV_THRESH", "auto", "size (e.g. 16384, 32K) or auto",
      "Messages at least this long use the rendezvous protocol (zero copy) where the transport can. auto: the "
      "transport's defaults (shm: 128K, up to 512K by measured cost while the peer's FIFO is all but empty)."},
-    {"TERN_SHM_CELL_SIZE", "16K", "size, power of two, 256..64K",
-     "Bytes per shared-memory FIFO cell; a message up to this size (less headers) goes in one cell."},
+    {"TERN_SHM_CELL_SIZE", "20K", "size, a multiple of 64, 256..64K",
+     "Bytes per shared-memory FIFO cell; a message up to this size (less headers) goes in one cell. "
+     "20K: a 16 KiB message with its headers, and every cell starts at the same place in a page."},
     {"TERN_SHM_FIFO_CELLS", "auto", "power of two, 8..65536, or auto",
      "Cells in each process's receive FIFO. auto: 64, or 128 with 8 or more ranks on the node."},
     {"TERN_CMA", "auto", "auto|on|off",
@@ -154,7 +155,7 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
                                                   !parse_size(v, config.rndv_threshold))
     return reject("TERN_RNDV_THRESH", v);
   if (const char* v = lookup("TERN_SHM_CELL_SIZE")) {
-    if (!parse_size(v, config.shm_cell_size) || !tern::is_pow2(config.shm_cell_size) ||
+    if (!parse_size(v, config.shm_cell_size) || config.shm_cell_size % 64 != 0 ||
         config.shm_cell_size < 256 || config.shm_cell_size > 65536)
       return reject("TERN_SHM_CELL_SIZE", v);
   }

@@ -115,7 +115,7 @@ TEST(Config, TableDefaultsAreThemselvesAccepted) {
   EXPECT_EQ(config.log_level, LogLevel::Warn);
   EXPECT_EQ(config.cma, Switch::Auto);
   EXPECT_EQ(config.wait_mode, WaitMode::Adaptive);
-  EXPECT_EQ(config.shm_cell_size, 16384u);
+  EXPECT_EQ(config.shm_cell_size, 20480u);
   EXPECT_EQ(config.shm_fifo_cells, 0u);  // auto
   EXPECT_EQ(config.cma_chunk, 4u << 20);
   EXPECT_EQ(config.spin_count, 20000u);
@@ -166,6 +166,9 @@ TEST(Config, Sizes) {
   EXPECT_EQ(load_ok(Env().set("TERN_SHM_CELL_SIZE", "256")).shm_cell_size, 256u);
   EXPECT_EQ(load_ok(Env().set("TERN_SHM_CELL_SIZE", "64K")).shm_cell_size, 65536u);
   EXPECT_EQ(load_ok(Env().set("TERN_SHM_CELL_SIZE", "1KB")).shm_cell_size, 1024u);
+  // Any whole number of cache lines, not only powers of two.
+  EXPECT_EQ(load_ok(Env().set("TERN_SHM_CELL_SIZE", "20K")).shm_cell_size, 20480u);
+  EXPECT_EQ(load_ok(Env().set("TERN_SHM_CELL_SIZE", "16448")).shm_cell_size, 16448u);
   EXPECT_EQ(load_ok(Env().set("TERN_SHM_FIFO_CELLS", "8")).shm_fifo_cells, 8u);
   EXPECT_EQ(load_ok(Env().set("TERN_SHM_FIFO_CELLS", "65536")).shm_fifo_cells, 65536u);
   EXPECT_EQ(load_ok(Env().set("TERN_SHM_FIFO_CELLS", "auto")).shm_fifo_cells, 0u);
@@ -218,8 +221,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadValue{"TERN_LOG_LEVEL", "warn "}, BadValue{"TERN_LOG_LEVEL", "2"},
                       BadValue{"TERN_RNDV_THRESH", "big"}, BadValue{"TERN_RNDV_THRESH", "-1"},
                       BadValue{"TERN_RNDV_THRESH", "16T"}, BadValue{"TERN_RNDV_THRESH", "1.5K"},
-                      BadValue{"TERN_SHM_CELL_SIZE", "1000"}, BadValue{"TERN_SHM_CELL_SIZE", "128"},
-                      BadValue{"TERN_SHM_CELL_SIZE", "128K"}, BadValue{"TERN_SHM_CELL_SIZE", "0"},
+                      BadValue{"TERN_SHM_CELL_SIZE", "1000"}, BadValue{"TERN_SHM_CELL_SIZE", "16400"},
+                      BadValue{"TERN_SHM_CELL_SIZE", "128"}, BadValue{"TERN_SHM_CELL_SIZE", "128K"},
+                      BadValue{"TERN_SHM_CELL_SIZE", "0"},
                       BadValue{"TERN_SHM_FIFO_CELLS", "4"}, BadValue{"TERN_SHM_FIFO_CELLS", "100"},
                       BadValue{"TERN_SHM_FIFO_CELLS", "131072"}, BadValue{"TERN_SHM_FIFO_CELLS", "many"},
                       BadValue{"TERN_CMA", "maybe"}, BadValue{"TERN_CMA", "ON"}, BadValue{"TERN_CMA", "2"},

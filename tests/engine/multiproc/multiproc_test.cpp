@@ -140,9 +140,9 @@ std::vector<std::size_t> boundary_sizes(Worker& worker, Endpoint* ep) {
   std::vector<std::size_t> sizes;
   for (std::size_t s = 1; s <= (16u << 20); s *= 2) sizes.push_back(s);
   sizes.push_back(0);
-  // Around the one-cell limits of 8 and 16 KiB cells (short header 16 B,
-  // first-fragment header 40 B) and a three-cell message.
-  for (std::size_t cell : {std::size_t{8192}, std::size_t{16384}}) {
+  // Around the one-cell limits of 8, 16 and 20 KiB cells (short header
+  // 16 B, first-fragment header 40 B) and a three-cell message.
+  for (std::size_t cell : {std::size_t{8192}, std::size_t{16384}, std::size_t{20480}}) {
     for (std::size_t around : {cell - 16, cell - 40, cell, 3 * cell}) {
       for (std::size_t delta : {std::size_t{0}, std::size_t{1}}) {
         sizes.push_back(around - delta);

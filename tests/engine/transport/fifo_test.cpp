@@ -66,6 +66,51 @@ TEST_F(FifoTest, HoldsExactlyItsCellsThenRefuses) {
   for (uint64_t i = 0; i < kGeometry.cells; ++i) EXPECT_EQ(received_.headers[i], i);
 }
 
+// Cells of any whole number of lines (the default is 20 KiB, not a power of
+// two): full-length messages in every cell, over two laps, arrive intact,
+// so no cell overlaps the next.
+TEST(FifoCells, ThreeLineCellsKeepFullMessagesApart) {
+  constexpr FifoGeometry geometry{4, 3 * kCacheLine};
+  ASSERT_TRUE(geometry.valid());
+  EXPECT_FALSE((FifoGeometry{4, 3 * kCacheLine + 8}.valid()));
+  auto* cells = static_cast<std::byte*>(std::aligned_alloc(kCacheLine, geometry.bytes()));
+  ASSERT_NE(cells, nullptr);
+  alignas(kCacheLine) FifoIndices indices;
+  fifo_init(&indices, cells, geometry);
+  FifoSender sender(&indices, cells, geometry);
+  FifoInbox inbox;
+  inbox.attach(&indices, cells, geometry);
+  std::vector<std::vector<unsigned char>> received;
+  inbox.set_handler(
+      1,
+      [](void* arg, const void* data, std::size_t length) {
+        const auto* bytes = static_cast<const unsigned char*>(data);
+        static_cast<std::vector<std::vector<unsigned char>>*>(arg)->emplace_back(bytes, bytes + length);
+      },
+      &received);
+  const std::size_t payload = geometry.max_message() - sizeof(uint64_t);
+  for (uint64_t lap = 0; lap < 2; ++lap) {
+    for (uint64_t i = 0; i < geometry.cells; ++i) {
+      const std::vector<unsigned char> pattern(payload, static_cast<unsigned char>(0x10 * lap + i + 1));
+      ASSERT_TRUE(sender.send_short(1, lap * geometry.cells + i, pattern.data(), pattern.size()));
+    }
+    EXPECT_FALSE(sender.has_room());
+    EXPECT_EQ(inbox.poll(100), geometry.cells);
+  }
+  ASSERT_EQ(received.size(), 2u * geometry.cells);
+  for (std::size_t m = 0; m < received.size(); ++m) {
+    ASSERT_EQ(received[m].size(), sizeof(uint64_t) + payload);
+    uint64_t header = 0;
+    std::memcpy(&header, received[m].data(), sizeof(header));
+    EXPECT_EQ(header, m);
+    const auto expected = static_cast<unsigned char>(0x10 * (m / geometry.cells) + m % geometry.cells + 1);
+    for (std::size_t b = sizeof(uint64_t); b < received[m].size(); ++b) {
+      ASSERT_EQ(received[m][b], expected) << "message " << m << ", byte " << b;
+    }
+  }
+  std::free(cells);
+}
+
 TEST_F(FifoTest, PollStopsAtItsLimitAndReleasesWhatItDelivered) {
   start_at(0);
   for (uint64_t i = 0; i < kGeometry.cells; ++i) ASSERT_TRUE(sender_.send_short(1, i, nullptr, 0));

@@ -30,7 +30,7 @@ inline constexpr unsigned kDefaultBootstrapTimeout = 60;
 struct Config {
   LogLevel log_level = LogLevel::Warn;
   std::size_t rndv_threshold = 0;      // 0 (auto): the transport's measured default
-  std::size_t shm_cell_size = 16384;   // bytes per FIFO cell, header included
+  std::size_t shm_cell_size = 20480;   // bytes per FIFO cell, header included; a multiple of 64
   std::size_t shm_fifo_cells = 0;      // cells per receive FIFO (power of two); 0 (auto): by ranks on the node
   Switch cma = Switch::Auto;           // zero copy through process_vm_readv/writev
   std::size_t cma_chunk = 4u << 20;    // bytes one CMA call moves before yielding to progress

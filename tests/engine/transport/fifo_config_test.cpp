@@ -41,6 +41,20 @@ TEST(FifoConfigTest, ManyRanksOnTheNodeGetLongerFifos) {
   EXPECT_FALSE(fifo_geometry_from(config, 1, few));
 }
 
+// The configuration's default cell size (what tern_info prints) and the
+// transport's own (for a configuration that leaves it 0) are one value kept
+// in two layers; a change to one must reach the other.
+TEST(FifoConfigTest, TheCellSizeDefaultsAgree) {
+  runtime::Config config;
+  FifoGeometry from_config;
+  ASSERT_TRUE(fifo_geometry_from(config, 1, from_config));
+  config.shm_cell_size = 0;
+  FifoGeometry transport_default;
+  ASSERT_TRUE(fifo_geometry_from(config, 1, transport_default));
+  EXPECT_EQ(from_config.cell_size, kDefaultCellSize);
+  EXPECT_EQ(transport_default.cell_size, kDefaultCellSize);
+}
+
 TEST(FifoConfigTest, AnExplicitThresholdStandsForEveryCase) {
   runtime::Config config;
   config.rndv_threshold = 40000;

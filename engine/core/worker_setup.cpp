@@ -93,12 +93,15 @@ Status WorkerImpl::open_ifaces() {
   static constexpr Candidate kTransports[] = {
       {"self", &transport::create_self_iface},
       {"shm", &transport::create_shm_iface},
+      {"tcp", &transport::create_tcp_iface},
   };
   for (const Candidate& candidate : kTransports) {
     if (!transport_allowed(params_.config.transports, candidate.name)) continue;
     Status status = Status::Ok;
     std::unique_ptr<transport::Iface> iface = candidate.factory(iface_params, status);
     if (!iface) {
+      // TERN_TCP_IF=none (or no interface at all) is a choice, not a fault.
+      if (status == Status::Unsupported) continue;
       TERN_LOG(Warn, "worker: transport %s unavailable: %s", candidate.name, to_string(status));
       continue;
     }

@@ -20,5 +20,6 @@ struct IfaceParams {
 
 [[nodiscard]] std::unique_ptr<Iface> create_self_iface(const IfaceParams& params, Status& status);
 [[nodiscard]] std::unique_ptr<Iface> create_shm_iface(const IfaceParams& params, Status& status);
+[[nodiscard]] std::unique_ptr<Iface> create_tcp_iface(const IfaceParams& params, Status& status);
 
 }  // namespace tern::engine::transport

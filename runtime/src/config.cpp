@@ -38,7 +38,20 @@ constexpr ConfigVariable kVariables[] = {
     {"TERN_WAIT_MODE", "adaptive", "spin|block|adaptive",
      "How blocking calls wait: spin on progress, sleep on the wakeup fd, or spin then sleep."},
     {"TERN_SPIN_COUNT", "20000", "integer", "Progress polls before an adaptive wait goes to sleep."},
-    {"TERN_TLS", "all", "comma list of self,shm", "Restricts which transports the engine may use."},
+    {"TERN_TLS", "all", "comma list of self,shm,tcp", "Restricts which transports the engine may use."},
+    {"TERN_TCP_IF", "auto", "comma list of interface names and IPv4 CIDR blocks, auto or none",
+     "Interfaces the TCP transport listens and connects on (like Open MPI's btl_tcp_if_include). auto: every "
+     "interface that is up, except loopback, which is used only when there is no other; none: no TCP."},
+    {"TERN_TCP_RNDV_THRESH", "64K", "size", "TCP messages at least this long go by rendezvous: the receiver "
+     "asks for the data once matched, and it moves from the sender's buffer to the receiver's with no copy in "
+     "between. TERN_RNDV_THRESH, when set, wins."},
+    {"TERN_TCP_FRAG_SIZE", "64K", "size, 4K..16M", "Largest TCP active message: an eager message longer than this "
+     "goes in fragments."},
+    {"TERN_TCP_SNDBUF", "0", "size; 0: the kernel's default", "SO_SNDBUF of TCP connections (setting it turns "
+     "the kernel's auto-tuning off)."},
+    {"TERN_TCP_RCVBUF", "0", "size; 0: the kernel's default", "SO_RCVBUF of TCP connections (setting it turns "
+     "the kernel's auto-tuning off)."},
+    {"TERN_TCP_NODELAY", "on", "on|off", "TCP_NODELAY on TCP connections: small messages leave at once."},
     {"TERN_BOOTSTRAP", "auto", "auto|pmix|singleton",
      "How a process finds its job. auto: PMIx when a PMIx launcher started it, else a job of one; "
      "pmix: fail unless a PMIx launcher started it; singleton: a job of one even under a launcher."},
@@ -186,7 +199,7 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
       auto comma = list.find(',');
       auto item = list.substr(0, comma);
       if (item == "all") all = true;
-      else if (item != "self" && item != "shm") return reject("TERN_TLS", v);
+      else if (item != "self" && item != "shm" && item != "tcp") return reject("TERN_TLS", v);
       if (comma == std::string_view::npos) break;
       list = list.substr(comma + 1);
     }
@@ -199,6 +212,20 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
     return reject("TERN_BOOTSTRAP_TIMEOUT", v);
   if (const char* v = lookup("TERN_MALLOC_HUGEPAGES"); v && !parse_switch(v, config.malloc_hugepages))
     return reject("TERN_MALLOC_HUGEPAGES", v);
+  if (const char* v = lookup("TERN_TCP_IF")) config.tcp_interfaces = v;
+  if (const char* v = lookup("TERN_TCP_RNDV_THRESH"); v && !parse_size(v, config.tcp_rndv_threshold))
+    return reject("TERN_TCP_RNDV_THRESH", v);
+  if (const char* v = lookup("TERN_TCP_FRAG_SIZE")) {
+    if (!parse_size(v, config.tcp_fragment_size) || config.tcp_fragment_size < 4096 ||
+        config.tcp_fragment_size > (16u << 20))
+      return reject("TERN_TCP_FRAG_SIZE", v);
+  }
+  if (const char* v = lookup("TERN_TCP_SNDBUF"); v && !parse_size(v, config.tcp_sndbuf))
+    return reject("TERN_TCP_SNDBUF", v);
+  if (const char* v = lookup("TERN_TCP_RCVBUF"); v && !parse_size(v, config.tcp_rcvbuf))
+    return reject("TERN_TCP_RCVBUF", v);
+  if (const char* v = lookup("TERN_TCP_NODELAY"); v && !parse_switch(v, config.tcp_nodelay))
+    return reject("TERN_TCP_NODELAY", v);
   out = std::move(config);
   return Status::Ok;
 }

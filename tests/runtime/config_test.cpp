@@ -181,6 +181,24 @@ TEST(Config, TransportLists) {
   EXPECT_EQ(load_ok(Env().set("TERN_TLS", "self,shm")).transports, "self,shm");
   EXPECT_EQ(load_ok(Env().set("TERN_TLS", "all")).transports, "");
   EXPECT_EQ(load_ok(Env().set("TERN_TLS", "self,all")).transports, "");
+  EXPECT_EQ(load_ok(Env().set("TERN_TLS", "self,tcp")).transports, "self,tcp");
+}
+
+TEST(Config, TcpSettings) {
+  const Config defaults = load_ok(Env());
+  EXPECT_EQ(defaults.tcp_interfaces, "auto");
+  EXPECT_EQ(defaults.tcp_nodelay, Switch::On);
+  EXPECT_EQ(defaults.tcp_sndbuf, 0u);
+  Env env;
+  env.set("TERN_TCP_IF", "eth0,10.200.0.0/24").set("TERN_TCP_RNDV_THRESH", "256K").set("TERN_TCP_FRAG_SIZE", "128K");
+  env.set("TERN_TCP_SNDBUF", "4M").set("TERN_TCP_RCVBUF", "8M").set("TERN_TCP_NODELAY", "off");
+  const Config config = load_ok(env);
+  EXPECT_EQ(config.tcp_interfaces, "eth0,10.200.0.0/24");
+  EXPECT_EQ(config.tcp_rndv_threshold, 256u << 10);
+  EXPECT_EQ(config.tcp_fragment_size, 128u << 10);
+  EXPECT_EQ(config.tcp_sndbuf, 4u << 20);
+  EXPECT_EQ(config.tcp_rcvbuf, 8u << 20);
+  EXPECT_EQ(config.tcp_nodelay, Switch::Off);
 }
 
 TEST(Config, SeveralVariablesAtOnce) {
@@ -231,7 +249,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadValue{"TERN_CMA_CHUNK", "x"}, BadValue{"TERN_WAIT_MODE", "poll"},
                       BadValue{"TERN_WAIT_MODE", "Spin"}, BadValue{"TERN_SPIN_COUNT", "-5"},
                       BadValue{"TERN_SPIN_COUNT", "lots"}, BadValue{"TERN_SPIN_COUNT", "99999999999999999999"},
-                      BadValue{"TERN_TLS", "tcp"}, BadValue{"TERN_TLS", "shm,"}, BadValue{"TERN_TLS", ",shm"},
+                      BadValue{"TERN_TLS", "verbs"}, BadValue{"TERN_TCP_FRAG_SIZE", "1K"}, BadValue{"TERN_TCP_FRAG_SIZE", "32M"},
+                      BadValue{"TERN_TCP_RNDV_THRESH", "big"}, BadValue{"TERN_TCP_NODELAY", "sometimes"},
+                      BadValue{"TERN_TCP_SNDBUF", "-1"}, BadValue{"TERN_TLS", "shm,"}, BadValue{"TERN_TLS", ",shm"},
                       BadValue{"TERN_TLS", "self,,shm"}, BadValue{"TERN_TLS", "self shm"},
                       BadValue{"TERN_TLS", ","}, BadValue{"TERN_BOOTSTRAP", "slurm"},
                       BadValue{"TERN_BOOTSTRAP", "PMIX"}, BadValue{"TERN_BOOTSTRAP", "pmix,singleton"},

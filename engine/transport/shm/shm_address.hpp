@@ -12,15 +12,12 @@
 #include <vector>
 
 #include "transport/fifo.hpp"
+#include "transport/host_id.hpp"
 
 namespace tern::engine::transport::shm {
 
-// Same id: same kernel (boot id), host name and namespaces, so the peer's
-// /dev/shm names, pid and abstract socket names mean the same here.
-using HostId = std::array<uint8_t, 24>;
-
-// This process's host id (computed once).
-[[nodiscard]] const HostId& local_host_id();
+using transport::HostId;
+using transport::local_host_id;
 
 struct ShmAddress {
   HostId host{};

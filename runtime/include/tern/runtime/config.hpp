@@ -43,6 +43,12 @@ struct Config {
   BootstrapMode bootstrap = BootstrapMode::Auto;
   unsigned bootstrap_timeout = kDefaultBootstrapTimeout;  // seconds PMIx_Init may take; 0: no limit
   Switch malloc_hugepages = Switch::Auto;  // ternrun: ranks' malloc on transparent huge pages
+  std::string tcp_interfaces = "auto";   // TERN_TCP_IF: names and CIDR blocks, auto or none
+  std::size_t tcp_rndv_threshold = 64u << 10;  // TCP messages from this size go by rendezvous
+  std::size_t tcp_fragment_size = 64u << 10;   // largest TCP active message (eager fragment)
+  std::size_t tcp_sndbuf = 0;            // SO_SNDBUF; 0: the kernel's (auto-tuned)
+  std::size_t tcp_rcvbuf = 0;            // SO_RCVBUF; 0: the kernel's (auto-tuned)
+  Switch tcp_nodelay = Switch::On;       // TCP_NODELAY on every connection
 };
 
 struct ConfigVariable {

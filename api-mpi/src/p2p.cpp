@@ -72,7 +72,7 @@ int send_blocking(const char* function, const void* buffer, int count, MPI_Datat
     buffer = temp.get();
   }
   engine::Endpoint* endpoint = comm_endpoint(*comm, dest);
-  if (TERN_UNLIKELY(endpoint == nullptr)) return raise(comm, MPI_ERR_OTHER, function, "cannot reach rank %d", dest);
+  if (TERN_UNLIKELY(endpoint == nullptr)) return raise(comm, MPI_ERR_OTHER, function, "%s", g_state->job->last_error().c_str());
   Status s = g_state->worker->tag_send(endpoint, buffer, bytes,
                                        make_tag(comm->context, static_cast<unsigned>(comm->rank), tag), flags);
   if (TERN_UNLIKELY(s != Status::Ok)) {
@@ -110,7 +110,7 @@ int send_nonblocking_as(const char* function, const void* buffer, int count, MPI
     buffer = temp.get();
   }
   engine::Endpoint* endpoint = comm_endpoint(*comm, dest);
-  if (TERN_UNLIKELY(endpoint == nullptr)) return raise(comm, MPI_ERR_OTHER, function, "cannot reach rank %d", dest);
+  if (TERN_UNLIKELY(endpoint == nullptr)) return raise(comm, MPI_ERR_OTHER, function, "%s", g_state->job->last_error().c_str());
   engine::Request* engine_request = nullptr;
   Status s = g_state->worker->tag_send_nb(endpoint, buffer, bytes,
                                           make_tag(comm->context, static_cast<unsigned>(comm->rank), tag),

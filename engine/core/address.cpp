@@ -6,13 +6,15 @@ namespace tern::engine {
 namespace {
 
 constexpr uint32_t kMagic = 0x4e524554;  // "TERN"
-constexpr uint16_t kVersion = 1;
+constexpr uint16_t kVersion = 2;
+constexpr std::size_t kMaxHostLength = 255;
 
-struct Header {
+struct __attribute__((packed)) Header {
   uint32_t magic;
   uint16_t version;
   uint16_t count;
   uint64_t uuid;
+  uint8_t host_length;
 };
 
 void append(std::vector<std::byte>& out, const void* data, std::size_t length) {
@@ -22,10 +24,14 @@ void append(std::vector<std::byte>& out, const void* data, std::size_t length) {
 
 }  // namespace
 
-std::vector<std::byte> pack_worker_address(uint64_t uuid, std::span<const TransportAddress> transports) {
+std::vector<std::byte> pack_worker_address(uint64_t uuid, std::string_view host,
+                                           std::span<const TransportAddress> transports) {
   std::vector<std::byte> out;
-  Header header{kMagic, kVersion, static_cast<uint16_t>(transports.size()), uuid};
+  host = host.substr(0, kMaxHostLength);
+  Header header{kMagic, kVersion, static_cast<uint16_t>(transports.size()), uuid,
+                static_cast<uint8_t>(host.size())};
   append(out, &header, sizeof(header));
+  append(out, host.data(), host.size());
   for (const TransportAddress& tl : transports) {
     auto name_length = static_cast<uint8_t>(tl.name.size());
     auto address_length = static_cast<uint16_t>(tl.address.size());
@@ -45,6 +51,9 @@ Status unpack_worker_address(std::span<const std::byte> packed, WorkerAddress& o
   out.uuid = header.uuid;
   out.transports.clear();
   std::size_t at = sizeof(header);
+  if (at + header.host_length > packed.size()) return Status::InvalidParam;
+  out.host = std::string_view(reinterpret_cast<const char*>(packed.data() + at), header.host_length);
+  at += header.host_length;
   for (unsigned i = 0; i < header.count; ++i) {
     if (at + 1 > packed.size()) return Status::InvalidParam;
     std::size_t name_length = static_cast<uint8_t>(packed[at]);

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "core/protocol_meter.hpp"
 #include "core/request_impl.hpp"
@@ -24,6 +25,7 @@ class Endpoint {
   transport::Iface* iface = nullptr;
   transport::Ep* lane = nullptr;
   uint64_t peer_uuid = 0;
+  std::string peer_host;  // from the peer's address, for messages
 
   // Protocol limits for this lane.
   std::size_t max_short = 0;       // payload of a one-message eager send

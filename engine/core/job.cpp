@@ -3,13 +3,21 @@
 
 #include <cstdlib>
 
+#include "core/address.hpp"
 #include "tern/runtime/log.hpp"
+#include "transport/host_id.hpp"
 
 namespace tern::engine {
 namespace {
 
 // The key every rank publishes its packed worker address under.
 constexpr const char* kAddressKey = "tern.worker.address";
+
+std::string peer_host_of(std::span<const std::byte> address) {
+  WorkerAddress unpacked;
+  if (unpack_worker_address(address, unpacked) != Status::Ok || unpacked.host.empty()) return "?";
+  return std::string(unpacked.host);
+}
 
 }  // namespace
 
@@ -54,11 +62,21 @@ Status Job::endpoint(unsigned rank, Endpoint*& out) {
   }
   std::vector<std::byte> address;
   if (Status s = bootstrap_->get(rank, kAddressKey, address); s != Status::Ok) {
-    TERN_LOG(Error, "job: no address for rank %u: %s", rank, bootstrap_->last_error().c_str());
+    last_error_ = "no address for rank " + std::to_string(rank) + ": " + bootstrap_->last_error();
+    TERN_LOG(Error, "job: %s", last_error_.c_str());
     return s;
   }
-  if (Status s = worker_->connect(address, endpoints_[rank]); s != Status::Ok) return s;
+  if (Status s = worker_->connect(address, endpoints_[rank]); s != Status::Ok) {
+    const std::string why = s == Status::Unreachable ? worker_->explain_unreachable(address) : to_string(s);
+    last_error_ = "rank " + std::to_string(this->rank()) + " (" + transport::local_host_name() + ") cannot reach rank " +
+                  std::to_string(rank) + " (" + peer_host_of(address) + "): " + why;
+    TERN_LOG(Error, "%s", last_error_.c_str());
+    return s;
+  }
   out = endpoints_[rank];
+  if (rank != this->rank()) {
+    TERN_LOG(Info, "rank %u (host %s) via %s", rank, worker_->peer_host(out).c_str(), worker_->describe(out).c_str());
+  }
   return Status::Ok;
 }
 

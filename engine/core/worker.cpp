@@ -146,6 +146,21 @@ const char* Worker::transport_of(const Endpoint* endpoint) const noexcept {
   return impl_->owns(endpoint) ? endpoint->iface->attr().name : "";
 }
 
+std::string Worker::describe(const Endpoint* endpoint) const {
+  if (!impl_->owns(endpoint)) return {};
+  const std::string route = endpoint->lane->route();
+  return route.empty() ? std::string(endpoint->iface->attr().name)
+                       : std::string(endpoint->iface->attr().name) + " " + route;
+}
+
+std::string Worker::peer_host(const Endpoint* endpoint) const {
+  return impl_->owns(endpoint) ? endpoint->peer_host : std::string();
+}
+
+std::string Worker::explain_unreachable(std::span<const std::byte> peer_address) const {
+  return impl_->explain_unreachable(peer_address);
+}
+
 std::size_t Worker::rndv_threshold(const Endpoint* endpoint, bool mapped_memory) const noexcept {
   if (!impl_->owns(endpoint)) return 0;
   return mapped_memory ? std::min(endpoint->rndv_threshold, endpoint->rndv_threshold_mapped) : endpoint->rndv_threshold;

@@ -53,6 +53,8 @@ class WorkerImpl {
     return endpoint != nullptr && endpoint->worker == this;
   }
   [[nodiscard]] std::vector<std::string> transport_names() const;
+  // Why connect() finds no transport to the worker whose address this is.
+  [[nodiscard]] std::string explain_unreachable(std::span<const std::byte> peer_address) const;
 
   unsigned progress() {
     unsigned events = 0;

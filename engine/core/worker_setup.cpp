@@ -13,6 +13,7 @@
 #include "core/worker_impl.hpp"
 #include "tag/wire.hpp"
 #include "tern/runtime/log.hpp"
+#include "transport/host_id.hpp"
 #include "transport/iface_params.hpp"
 
 namespace tern::engine {
@@ -132,7 +133,7 @@ Status WorkerImpl::open_ifaces() {
   for (std::size_t i = 0; i < ifaces_.size(); ++i) {
     entries.push_back({ifaces_[i]->attr().name, iface_addresses[i]});
   }
-  address_ = pack_worker_address(uuid_, entries);
+  address_ = pack_worker_address(uuid_, transport::local_host_name(), entries);
   return Status::Ok;
 }
 
@@ -197,6 +198,7 @@ Status WorkerImpl::connect(std::span<const std::byte> peer_address, Endpoint*& e
       ep->iface = iface.get();
       ep->lane = lane;
       ep->peer_uuid = peer.uuid;
+      ep->peer_host = std::string(peer.host);
       const transport::IfaceAttr& attr = iface->attr();
       ep->max_short = attr.max_short;
       ep->max_fragment = attr.max_bcopy - sizeof(tag::FragmentHeader);
@@ -232,6 +234,33 @@ Status WorkerImpl::connect(std::span<const std::byte> peer_address, Endpoint*& e
   }
   TERN_LOG(Error, "connect: no transport reaches peer %016llx", static_cast<unsigned long long>(peer.uuid));
   return Status::Unreachable;
+}
+
+std::string WorkerImpl::explain_unreachable(std::span<const std::byte> peer_address) const {
+  WorkerAddress peer;
+  if (unpack_worker_address(peer_address, peer) != Status::Ok) return "its address is malformed";
+  auto join = [](const std::vector<std::string>& names) {
+    std::string text;
+    for (const std::string& name : names) text += (text.empty() ? "" : ",") + name;
+    return text.empty() ? std::string("none") : text;
+  };
+  std::vector<std::string> ours = transport_names();
+  std::vector<std::string> theirs;
+  for (const TransportAddress& remote : peer.transports) theirs.emplace_back(remote.name);
+  std::string why = "no common transport (here: " + join(ours) + "; there: " + join(theirs);
+  auto has = [](const std::vector<std::string>& names, const char* name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  if (has(ours, "shm") && has(theirs, "shm")) why += "; shm is on-host only";
+  if (!has(ours, "tcp")) {
+    why += "; TCP is off here (TERN_TLS=" + (params_.config.transports.empty() ? std::string("all") : params_.config.transports) +
+           ", TERN_TCP_IF=" + params_.config.tcp_interfaces + ")";
+  } else if (!has(theirs, "tcp")) {
+    why += "; TCP is off there";
+  } else {
+    why += "; no route between the TCP interfaces here and there (TERN_TCP_IF)";
+  }
+  return why + ")";
 }
 
 std::vector<std::string> WorkerImpl::transport_names() const {

@@ -117,6 +117,10 @@ class Ep {
   // active messages instead.
   [[nodiscard]] virtual bool supports_zcopy() const noexcept { return true; }
 
+  // How this endpoint reaches its peer, where the transport's name does
+  // not say it all ("on eth0"); empty otherwise.
+  [[nodiscard]] virtual std::string route() const { return {}; }
+
   // Ok when every operation issued so far has completed; otherwise InProgress
   // and `comp` (if not null) finishes once they have.
   [[nodiscard]] virtual Status flush(Completion* comp) = 0;

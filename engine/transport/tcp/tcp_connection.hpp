@@ -87,7 +87,8 @@ class TcpConnection {
 
   EpPendingQueue pending;
   uint64_t peer_uuid = 0;
-  std::string peer_name;  // "host uuid" for messages
+  std::string peer_name;  // the peer's address and port, for messages
+  std::string via;        // our interface it goes through
   bool write_armed = false;  // EPOLLOUT is in the epoll set
   bool puts_unflushed = false;  // a put went out since the last flush
 

@@ -32,6 +32,7 @@ class TcpEp final : public Ep {
   void pending_remove(PendingEntry* entry) override;
   [[nodiscard]] Status flush(Completion* comp) override;
   [[nodiscard]] Status fence() override;
+  [[nodiscard]] std::string route() const override { return "on " + connection_.via; }
 
   [[nodiscard]] TcpConnection& connection() noexcept { return connection_; }
 

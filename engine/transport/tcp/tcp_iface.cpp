@@ -201,6 +201,7 @@ Ep* TcpIface::create_ep(std::span<const std::byte> remote_address, Status& statu
     connection = new_connection(-1, TcpConnection::State::Idle, to.to_string());
     connection->peer_uuid = remote.worker_uuid;
     by_peer_[remote.worker_uuid] = connection;
+    connection->via = via;
     TcpAddress target = remote;
     target.listeners = {to};
     targets_[connection] = std::move(target);
@@ -303,6 +304,17 @@ void TcpIface::on_writable(TcpConnection& connection) {
   }
 }
 
+std::string TcpIface::interface_of(int fd) const {
+  sockaddr_in local{};
+  socklen_t length = sizeof(local);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) == 0) {
+    for (const InterfaceAddress& candidate : interfaces_) {
+      if (candidate.ip == local.sin_addr.s_addr) return candidate.name;
+    }
+  }
+  return "?";
+}
+
 void TcpIface::accept_all(int listen_fd) {
   for (;;) {
     const int fd = accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -316,6 +328,7 @@ void TcpIface::accept_all(int listen_fd) {
     if (sndbuf_ > 0) setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf_, sizeof(sndbuf_));
     if (rcvbuf_ > 0) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf_, sizeof(rcvbuf_));
     TcpConnection* connection = new_connection(fd, TcpConnection::State::Accepting, peer_of(fd));
+    connection->via = interface_of(fd);
     epoll_event event{};
     event.events = EPOLLIN;
     event.data.ptr = connection;
@@ -473,6 +486,7 @@ void TcpIface::adopt(TcpConnection& existing, TcpConnection& accepted) {
     --sockets_;
   }
   existing.peer_name = accepted.peer_name;
+  existing.via = accepted.via;
   existing.replace_socket(fd, TcpConnection::State::Accepting);
   existing.take_unread(accepted);
   // `accepted` counted its socket, which `existing` now holds.

@@ -93,6 +93,7 @@ class TcpIface final : public Iface {
   [[nodiscard]] TcpConnection* new_connection(int fd, TcpConnection::State state, std::string peer_name);
   void watch(TcpConnection& connection, uint32_t events);
   void accept_all(int listen_fd);
+  [[nodiscard]] std::string interface_of(int fd) const;
   void start_connect(TcpConnection& connection);
   void on_writable(TcpConnection& connection);
   void on_handshake(TcpConnection& connection, const HandshakeBody& body);

@@ -34,6 +34,9 @@ class Job {
   // from the address that rank published. InvalidParam for a rank out of
   // range; the bootstrap's or connect's error otherwise.
   [[nodiscard]] Status endpoint(unsigned rank, Endpoint*& out);
+  // Why the last endpoint() that failed did, naming both ranks and hosts
+  // ("rank 0 (h1) cannot reach rank 1 (h2): no common transport (...)").
+  [[nodiscard]] const std::string& last_error() const noexcept { return last_error_; }
 
   // Ends the whole job with `exit_code`; the launcher prints `message`.
   [[noreturn]] void abort(int exit_code, const char* message);
@@ -44,6 +47,7 @@ class Job {
   std::unique_ptr<runtime::Bootstrap> bootstrap_;
   std::unique_ptr<Worker> worker_;
   std::vector<Endpoint*> endpoints_;  // by rank; null until first use
+  std::string last_error_;
 };
 
 }  // namespace tern::engine

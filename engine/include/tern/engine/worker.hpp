@@ -120,8 +120,15 @@ class Worker {
 
   // Names of the transports this worker opened, best first (for tern_info and tests).
   [[nodiscard]] std::vector<std::string> transport_names() const;
-  // The transport chosen for an endpoint ("self", "shm").
+  // The transport chosen for an endpoint ("self", "shm", "tcp").
   [[nodiscard]] const char* transport_of(const Endpoint* endpoint) const noexcept;
+  // The same with its route where there is more to say ("tcp on eth0").
+  [[nodiscard]] std::string describe(const Endpoint* endpoint) const;
+  // The host name the endpoint's peer published in its address.
+  [[nodiscard]] std::string peer_host(const Endpoint* endpoint) const;
+  // Why connect() found no transport to the worker whose address this is
+  // ("no common transport (here: self,shm; there: self,shm; shm is on-host only; ...)").
+  [[nodiscard]] std::string explain_unreachable(std::span<const std::byte> peer_address) const;
   // Messages from this size on go by rendezvous (SIZE_MAX: never); with
   // `mapped_memory`, for buffers from mem_alloc.
   [[nodiscard]] std::size_t rndv_threshold(const Endpoint* endpoint, bool mapped_memory = false) const noexcept;

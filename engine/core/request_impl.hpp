@@ -32,6 +32,7 @@ enum class RequestKind : uint8_t {
   Send,     // eager fragments still to push, or waiting for an ack
   Recv,     // posted receive, or being filled by fragments / a get
   Control,  // an internal message (ack, hello) that found the transport full
+  Rma,      // a put, get, atomic or flush (rma.hpp) waiting for its transport completion
 };
 
 class RequestImpl final : public Request {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "atomic.hpp"
 #include "completion.hpp"
 #include "pending.hpp"
 #include "tern/runtime/status.hpp"
@@ -44,6 +45,10 @@ enum IfaceFlag : uint32_t {
   // Only this iface's own endpoints send to it (loopback): nothing can
   // arrive before one exists, so the worker need not poll it until then.
   kCapLoopback = 1u << 5,
+  // Registered-memory RMA: peers put, get and run atomics on memory this
+  // iface registered (mem_register), served by this side's progress(); the
+  // Ep offers atomic().
+  kCapRma = 1u << 6,
 };
 
 struct IfaceAttr {
@@ -121,6 +126,14 @@ class Ep {
   // not say it all ("on eth0"); empty otherwise.
   [[nodiscard]] virtual std::string route() const { return {}; }
 
+  // An atomic on the peer's registered memory (kCapRma): InProgress, then
+  // `comp` finishes once the peer applied it and `args.result` holds the old
+  // value; the error the peer reported (a range it never registered) ends
+  // the completion instead. Unsupported where the transport has none.
+  [[nodiscard]] virtual Status atomic(const AtomicArgs& /*args*/, RemoteMemory /*remote*/, Completion* /*comp*/) {
+    return Status::Unsupported;
+  }
+
   // Ok when every operation issued so far has completed; otherwise InProgress
   // and `comp` (if not null) finishes once they have.
   [[nodiscard]] virtual Status flush(Completion* comp) = 0;
@@ -160,6 +173,12 @@ class Iface {
   // that a process about to die abruptly leaves nothing in /dev/shm. Peers
   // already attached keep working; new ones can no longer attach.
   virtual void release_shared_names() noexcept {}
+
+  // Registers [base, base + length) for peers' get, put and atomics (kCapRma):
+  // the key they name it by (RemoteMemory::key), 0 when the transport has no
+  // such registration. The memory must stay valid until mem_deregister.
+  [[nodiscard]] virtual uint64_t mem_register(const void* /*base*/, std::size_t /*length*/) { return 0; }
+  virtual void mem_deregister(uint64_t /*key*/) noexcept {}
 
   // Memory that this transport's peers can reach faster than arbitrary
   // memory (for shm: mapped by local peers, so zero copy is a memcpy).

@@ -83,6 +83,10 @@ void TcpEp::pending_remove(PendingEntry* entry) {
   if (entry != nullptr) connection_.pending.remove(entry);
 }
 
+Status TcpEp::atomic(const AtomicArgs& args, RemoteMemory remote, Completion* comp) {
+  return iface_.start_atomic(connection_, args, remote, comp);
+}
+
 Status TcpEp::flush(Completion* comp) { return iface_.start_flush(connection_, comp); }
 
 // One ordered stream, applied in order by the peer.

@@ -30,6 +30,7 @@ class TcpEp final : public Ep {
   void withdraw_zcopy(uint64_t key) noexcept override;
   [[nodiscard]] Status pending_add(PendingEntry* entry) override;
   void pending_remove(PendingEntry* entry) override;
+  [[nodiscard]] Status atomic(const AtomicArgs& args, RemoteMemory remote, Completion* comp) override;
   [[nodiscard]] Status flush(Completion* comp) override;
   [[nodiscard]] Status fence() override;
   [[nodiscard]] std::string route() const override { return "on " + connection_.via; }

@@ -85,7 +85,7 @@ std::unique_ptr<Iface> TcpIface::create(const IfaceParams& params, Status& statu
 TcpIface::TcpIface(const IfaceParams& params, int epoll_fd) : uuid_(params.worker_uuid), epoll_fd_(epoll_fd) {
   const runtime::Config& config = params.config;
   attr_.name = "tcp";
-  attr_.flags = kCapAmShort | kCapAmBcopy | kCapGetZcopy | kCapPutZcopy | kCapWakeup;
+  attr_.flags = kCapAmShort | kCapAmBcopy | kCapGetZcopy | kCapPutZcopy | kCapWakeup | kCapRma;
   attr_.max_bcopy = config.tcp_fragment_size;
   attr_.max_short = attr_.max_bcopy - sizeof(uint64_t);
   attr_.max_zcopy = SIZE_MAX;
@@ -406,6 +406,13 @@ void TcpIface::on_frame(TcpConnection& connection, const FrameHeader& header, co
       serve_atomic(connection, request);
       return;
     }
+    case FrameType::AtomicReply: {
+      AtomicReplyBody reply{};
+      if (length != sizeof(reply)) break;
+      std::memcpy(&reply, body, sizeof(reply));
+      on_atomic_reply(connection, reply);
+      return;
+    }
     default:
       break;
   }
@@ -692,6 +699,12 @@ void TcpIface::fail_outstanding(TcpConnection& connection, Status reason) {
     flushes_.remove(id);
     if (comp != nullptr) comp->finish_one(reason);
   });
+  atomics_.for_each([&](uint64_t id, AtomicInFlight& atomic) {
+    if (atomic.connection != &connection) return;
+    Completion* comp = atomic.comp;
+    atomics_.remove(id);
+    if (comp != nullptr) comp->finish_one(reason);
+  });
 }
 
 void TcpIface::connection_failed(TcpConnection& connection, Status reason, int error_number) {
@@ -699,7 +712,7 @@ void TcpIface::connection_failed(TcpConnection& connection, Status reason, int e
   const bool known_peer = connection.state() != TcpConnection::State::Accepting;
   bool outstanding = !connection.tx_idle();
   gets_.for_each([&](uint64_t, GetInFlight& get) { outstanding = outstanding || get.connection == &connection; });
-  outstanding = outstanding || flushes_.size() != 0;
+  outstanding = outstanding || flushes_.size() != 0 || atomics_.size() != 0;
   const char* why = error_number == 0 ? "closed by the peer" : std::strerror(error_number);
   if (!known_peer) {
     TERN_LOG(Debug, "tcp: connection from %s ended before its handshake: %s", connection.peer_name.c_str(), why);

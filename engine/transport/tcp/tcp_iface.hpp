@@ -52,6 +52,12 @@ class TcpIface final : public Iface {
   // --- for endpoints
   [[nodiscard]] uint64_t register_region(const void* base, std::size_t length);
   void deregister_region(uint64_t key) noexcept { regions_.remove(key); }
+  [[nodiscard]] uint64_t mem_register(const void* base, std::size_t length) override {
+    return base == nullptr || length == 0 ? 0 : register_region(base, length);
+  }
+  void mem_deregister(uint64_t key) noexcept override { deregister_region(key); }
+  [[nodiscard]] Status start_atomic(TcpConnection& connection, const AtomicArgs& args, RemoteMemory remote,
+                                    Completion* comp);
   [[nodiscard]] Status start_get(TcpConnection& connection, void* local, std::size_t length, RemoteMemory remote,
                                  Completion* comp);
   [[nodiscard]] Status start_flush(TcpConnection& connection, Completion* comp);
@@ -87,6 +93,11 @@ class TcpIface final : public Iface {
     Completion* comp = nullptr;
     TcpConnection* connection = nullptr;
   };
+  struct AtomicInFlight {
+    uint64_t* result = nullptr;
+    Completion* comp = nullptr;
+    TcpConnection* connection = nullptr;
+  };
 
   TcpIface(const IfaceParams& params, int epoll_fd);
   [[nodiscard]] Status open_listeners(const std::vector<InterfaceAddress>& interfaces);
@@ -101,6 +112,7 @@ class TcpIface final : public Iface {
   void open_connection(TcpConnection& connection);
   void serve_get(TcpConnection& connection, const GetRequestBody& request);
   void serve_atomic(TcpConnection& connection, const AtomicBody& request);
+  void on_atomic_reply(TcpConnection& connection, const AtomicReplyBody& reply);
   [[nodiscard]] std::byte* region_pointer(uint64_t key, uint64_t address, uint64_t length) noexcept;
   // Quietly drops a connection that never became a peer's (a stranger, a
   // loser of a simultaneous connect).
@@ -140,6 +152,7 @@ class TcpIface final : public Iface {
   SlotTable<Region> regions_;
   SlotTable<GetInFlight> gets_;
   SlotTable<FlushInFlight> flushes_;
+  SlotTable<AtomicInFlight> atomics_;
   std::vector<std::byte> scratch_;  // am_bcopy packs here
 };
 

@@ -19,6 +19,9 @@ namespace tern::engine {
 class Endpoint;    // a connection to one peer worker
 struct Message;    // an unexpected message taken out of the matcher by tag_probe
 class WorkerImpl;
+namespace rma {
+struct Access;  // the RMA calls (rma.hpp) reach the worker's internals through it
+}
 
 inline constexpr uint64_t kTagMaskAll = ~uint64_t{0};
 // Longer messages are refused with MessageTooLong (lengths that came from a
@@ -134,6 +137,7 @@ class Worker {
   [[nodiscard]] std::size_t rndv_threshold(const Endpoint* endpoint, bool mapped_memory = false) const noexcept;
 
  private:
+  friend struct rma::Access;
   explicit Worker(std::unique_ptr<WorkerImpl> impl);
   std::unique_ptr<WorkerImpl> impl_;
 };

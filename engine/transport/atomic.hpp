@@ -1,0 +1,32 @@
+// Remote atomics at the transport level: what an Ep::atomic carries. The
+// operation codes are the engine's public rma::AtomicOp values (checked where
+// both are seen), so no table translates between the layers.
+#pragma once
+
+#include <cstdint>
+
+namespace tern::engine::transport {
+
+enum class AtomicOp : uint8_t {
+  Add = 1,
+  FetchAdd,
+  Swap,
+  CompareSwap,
+  And,
+  Or,
+  Xor,
+  FetchAnd,
+  FetchOr,
+  FetchXor,
+};
+inline constexpr uint8_t kLastAtomicOp = static_cast<uint8_t>(AtomicOp::FetchXor);
+
+struct AtomicArgs {
+  AtomicOp op = AtomicOp::Add;
+  uint8_t size = 8;          // bytes of the word: 4 or 8
+  uint64_t operand = 0;      // the value added, stored, and-ed ...; CompareSwap: the new value
+  uint64_t compare = 0;      // CompareSwap: the expected value
+  uint64_t* result = nullptr;  // where the old value goes (zero-extended), or null
+};
+
+}  // namespace tern::engine::transport

@@ -1,5 +1,5 @@
 /* The floor under any runtime between two hosts: a raw TCP ping-pong and a
- * raw one-way stream over one connection (TCP_NODELAY, blocking sockets),
+ * raw one-way stream over one connection (TCP_NODELAY, polling sockets),
  * in the OSU output layout so that bench/compare reads it like a benchmark.
  *
  *   tcp_floor server PORT                      (on the second host)
@@ -8,6 +8,7 @@
  * latency prints "size microseconds" (half the round trip); bw prints
  * "size MB/s" for a window of 64 messages followed by a 1-byte reply. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -27,10 +28,14 @@ static double now_us(void) {
   return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
 }
 
+/* Both sides poll (MSG_DONTWAIT) rather than sleep in the kernel, as MPI
+ * runtimes do while they wait: a blocking recv adds a wakeup of the
+ * sleeping process to every message, which is no floor. */
 static int full(int fd, void* buffer, size_t length, int sending) {
   char* at = buffer;
   while (length > 0) {
-    ssize_t n = sending ? send(fd, at, length, MSG_NOSIGNAL) : recv(fd, at, length, 0);
+    ssize_t n = sending ? send(fd, at, length, MSG_NOSIGNAL | MSG_DONTWAIT) : recv(fd, at, length, MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
     if (n <= 0) return -1;
     at += n;
     length -= (size_t)n;

@@ -26,6 +26,7 @@ void WorkerImpl::complete(RequestImpl* request, Status status) noexcept {
     }
     request->metered_since_ns = 0;
   }
+  if (request->kind == RequestKind::Send && !awaiting_ack_.empty()) awaiting_ack_.erase(request);
   request->set_status(status);
   if (thread_safe_) {
     completions_.fetch_add(1, std::memory_order_seq_cst);

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/endpoint.hpp"
@@ -127,6 +128,9 @@ class WorkerImpl {
   int signal_fd_ = -1;  // eventfd for signal()
   std::size_t blocked_endpoints_ = 0;  // endpoints whose sends wait for lane resources
   CpuHop cpu_hop_;  // single-threaded workers only
+  // Sends that complete on the receiver's acknowledgement: the ack names
+  // one by the id the send gave, which is checked here before use.
+  std::unordered_set<const RequestImpl*> awaiting_ack_;
 
   // Sleeping in a thread-safe worker: one thread at a time (the leader)
   // sleeps on the wakeup fd; the others (followers) wait on a condition

@@ -290,7 +290,14 @@ void on_send_ack(void* arg, const void* data, std::size_t length) {
   auto& worker = *static_cast<WorkerImpl*>(arg);
   if (length < sizeof(tag::SendAckHeader)) return;
   const auto header = read_header<tag::SendAckHeader>(data);
+  // The id came from a peer: only a send of ours that waits for an
+  // acknowledgement may be completed by it (complete() forgets it).
   auto* r = reinterpret_cast<RequestImpl*>(header.sender_request);
+  if (TERN_UNLIKELY(worker.awaiting_ack_.find(r) == worker.awaiting_ack_.end())) {
+    TERN_LOG(Error, "acknowledgement for request %#llx, which waits for none, dropped",
+             static_cast<unsigned long long>(header.sender_request));
+    return;
+  }
   worker.complete(r, Status::Ok);
 }
 

@@ -143,10 +143,13 @@ Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t len
     r->protocol = SendProtocol::Fragments;
   }
 
+  const bool acknowledged = r->protocol == SendProtocol::Rendezvous || sync;
+  if (acknowledged) awaiting_ack_.insert(r);
   Status status = ep->send_queue.empty() ? send_progress(r) : Status::WouldBlock;
   if (status == Status::WouldBlock) {
     enqueue_send(ep, r);
   } else if (status != Status::InProgress) {
+    if (acknowledged) awaiting_ack_.erase(r);
     requests_.put(r);  // finished at once, or failed
     return status;
   }

@@ -2,14 +2,21 @@
 // here. Every AMO on an object, from any PE, goes through the same hardware
 // atomic on the same physical memory, so they are atomic with respect to one
 // another. Sequentially consistent, which also orders them with the PE's puts.
+// A PE on another host runs them through net.hpp: its own progress applies
+// them with the same CPU atomics, so they are atomic with the local ones.
+#include <cstring>
+
 #include "state.hpp"
 
 namespace tern::shmem {
 namespace {
 
+using engine::rma::AtomicOp;
+
+// Null where `pe` is reached over the network.
 template <typename T>
 inline T* word_to_read(const char* function, const T* dest, int pe) {
-  auto* target = reinterpret_cast<T*>(remote(function, dest, sizeof(T), pe));
+  auto* target = reinterpret_cast<T*>(mapped_or_net(function, dest, sizeof(T), pe));
   if (TERN_UNLIKELY(reinterpret_cast<uintptr_t>(target) % alignof(T) != 0)) {
     fail(function, "address %p is not aligned for a %zu-byte atomic", static_cast<const void*>(dest), sizeof(T));
   }
@@ -37,53 +44,93 @@ inline void prefetch_next_line_if_streaming(const void* target) {
 template <typename T>
 inline T* word(const char* function, const T* dest, int pe) {
   T* target = word_to_read(function, dest, pe);
-  prefetch_next_line_if_streaming(target);
+  if (TERN_LIKELY(target != nullptr)) prefetch_next_line_if_streaming(target);
   return target;
+}
+
+// The network form: the value's bits, zero-extended, and back. Every AMO
+// type is 4 or 8 bytes wide, which the transports' atomics cover.
+template <typename T>
+inline uint64_t bits_of(T value) noexcept {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "remote atomics are 4 or 8 bytes wide");
+  if constexpr (sizeof(T) == 4) {
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    return bits;
+  } else {
+    uint64_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    return bits;
+  }
+}
+
+template <typename T>
+inline T from_bits(uint64_t bits) noexcept {
+  T value;
+  if constexpr (sizeof(T) == 4) {
+    const auto narrow = static_cast<uint32_t>(bits);
+    std::memcpy(&value, &narrow, sizeof(value));
+  } else {
+    std::memcpy(&value, &bits, sizeof(value));
+  }
+  return value;
+}
+
+// Out of line: the mapped path stays as small as it was.
+template <typename T>
+__attribute__((noinline)) T net_amo(const char* function, AtomicOp op, const T* dest, T operand, T compare, int pe) {
+  return from_bits<T>(net_atomic(function, op, sizeof(T), dest, bits_of(operand), bits_of(compare), pe));
 }
 
 // Plain loads along an array train the prefetcher themselves.
 template <typename T>
 inline T fetch(const char* function, const T* source, int pe) {
+  const T* target = word_to_read(function, source, pe);
+  if (TERN_UNLIKELY(target == nullptr)) return net_amo(function, AtomicOp::FetchOr, source, T{}, T{}, pe);
   T value;
-  __atomic_load(word_to_read(function, source, pe), &value, __ATOMIC_SEQ_CST);
+  __atomic_load(target, &value, __ATOMIC_SEQ_CST);
   return value;
 }
 
 template <typename T>
 inline void set(const char* function, T* dest, T value, int pe) {
-  __atomic_store(word(function, dest, pe), &value, __ATOMIC_SEQ_CST);
+  T* target = word(function, dest, pe);
+  if (TERN_UNLIKELY(target == nullptr)) {
+    (void)net_amo(function, AtomicOp::Swap, dest, value, T{}, pe);
+    return;
+  }
+  __atomic_store(target, &value, __ATOMIC_SEQ_CST);
 }
 
 template <typename T>
 inline T swap(const char* function, T* dest, T value, int pe) {
+  T* target = word(function, dest, pe);
+  if (TERN_UNLIKELY(target == nullptr)) return net_amo(function, AtomicOp::Swap, dest, value, T{}, pe);
   T old;
-  __atomic_exchange(word(function, dest, pe), &value, &old, __ATOMIC_SEQ_CST);
+  __atomic_exchange(target, &value, &old, __ATOMIC_SEQ_CST);
   return old;
 }
 
 template <typename T>
 inline T compare_swap(const char* function, T* dest, T cond, T value, int pe) {
-  __atomic_compare_exchange_n(word(function, dest, pe), &cond, value, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  T* target = word(function, dest, pe);
+  if (TERN_UNLIKELY(target == nullptr)) return net_amo(function, AtomicOp::CompareSwap, dest, value, cond, pe);
+  __atomic_compare_exchange_n(target, &cond, value, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   return cond;  // the old value either way
 }
 
-template <typename T>
-inline T fetch_add(const char* function, T* dest, T value, int pe) {
-  return __atomic_fetch_add(word(function, dest, pe), value, __ATOMIC_SEQ_CST);
-}
-
-template <typename T>
-inline T fetch_and(const char* function, T* dest, T value, int pe) {
-  return __atomic_fetch_and(word(function, dest, pe), value, __ATOMIC_SEQ_CST);
-}
-template <typename T>
-inline T fetch_or(const char* function, T* dest, T value, int pe) {
-  return __atomic_fetch_or(word(function, dest, pe), value, __ATOMIC_SEQ_CST);
-}
-template <typename T>
-inline T fetch_xor(const char* function, T* dest, T value, int pe) {
-  return __atomic_fetch_xor(word(function, dest, pe), value, __ATOMIC_SEQ_CST);
-}
+#define TERN_SHMEM_FETCH_OP(NAME, OP, BUILTIN)                                                  \
+  template <typename T>                                                                         \
+  inline T NAME(const char* function, T* dest, T value, int pe) {                               \
+    T* target = word(function, dest, pe);                                                       \
+    if (TERN_UNLIKELY(target == nullptr)) return net_amo(function, OP, dest, value, T{}, pe);   \
+    return BUILTIN(target, value, __ATOMIC_SEQ_CST);                                            \
+  }
+TERN_SHMEM_FETCH_OP(fetch_add, AtomicOp::FetchAdd, __atomic_fetch_add)
+TERN_SHMEM_FETCH_OP(fetch_and, AtomicOp::FetchAnd, __atomic_fetch_and)
+TERN_SHMEM_FETCH_OP(fetch_or, AtomicOp::FetchOr, __atomic_fetch_or)
+TERN_SHMEM_FETCH_OP(fetch_xor, AtomicOp::FetchXor, __atomic_fetch_xor)
+#undef TERN_SHMEM_FETCH_OP
 
 // The fetch of an _nbi AMO lands in local memory the caller owns.
 template <typename T>

@@ -1,6 +1,6 @@
 // Collectives over a team or an active set: broadcast, collect, fcollect,
-// alltoall(s) and the reductions. Every PE's symmetric memory is mapped here,
-// so a collective needs no messages: each PE pulls what its own dest needs
+// alltoall(s) and the reductions. Every PE's symmetric memory is mapped here
+// (or, on another host, read with RMA gets), so a collective needs no messages: each PE pulls what its own dest needs
 // straight from the members' source objects, between two barriers. The first
 // says every source is ready and every dest free; the second that nobody
 // reads a source any more, so a PE may reuse it once the call returns.
@@ -146,7 +146,15 @@ bool strided_overlap(const void* a, std::size_t a_step, const void* b, std::size
 
 const std::byte* peer_source(const char* function, const void* source, std::size_t offset, std::size_t bytes,
                              int pe) {
-  return remote(function, static_cast<const std::byte*>(source) + offset, bytes, pe);
+  const void* object = static_cast<const std::byte*>(source) + offset;
+  const std::byte* mapped = mapped_or_net(function, object, bytes, pe);
+  if (TERN_LIKELY(mapped != nullptr) || bytes == 0) return mapped;
+  // A PE on another host: its bytes come into a staging buffer, which every
+  // caller copies out of before asking for the next source.
+  static thread_local std::vector<std::byte> staging;
+  if (staging.size() < bytes) staging.resize(bytes);
+  net_get(function, staging.data(), object, bytes, pe);
+  return staging.data();
 }
 
 // --- Data movement, in bytes.
@@ -176,7 +184,7 @@ void collect(const char* function, const Group& group, void* dest, const void* s
   g_state->control.published[group.slot].store(bytes, std::memory_order_relaxed);
   sync(group);
   const auto count_of = [&](int index) {
-    return static_cast<std::size_t>(control_of(group.pe(index)).published[group.slot].load(std::memory_order_relaxed));
+    return static_cast<std::size_t>(published_word(group.pe(index), group.slot));
   };
   std::size_t total = 0;
   for (int i = 0; i < group.size; ++i) {

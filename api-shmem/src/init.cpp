@@ -1,6 +1,7 @@
 // Library setup and teardown: bootstrap the job, map the symmetric heap,
 // make the program's static data shareable in place, exchange the keys of
-// both with the PEs of this node, and meet at a barrier.
+// both with the PEs of this node (and RMA keys with all PEs), and meet at a
+// barrier.
 #include <link.h>
 #include <unistd.h>
 
@@ -115,12 +116,22 @@ void map_regions(State& s) {
   }
 }
 
-// Publishes this PE's keys and maps the regions of every PE on this node.
+// Whether the PEs of this node map each other's memory: not when TERN_TLS
+// leaves shm out, so that the network path can be had (and tested) on one
+// host.
+bool map_local_peers() {
+  const std::string& transports = runtime::global_config().transports;
+  return transports.empty() || transports.find("shm") != std::string::npos;
+}
+
+// Publishes this PE's keys, maps the regions of every PE on this node and
+// reaches the others over the network (net.hpp).
 void exchange_keys(State& s) {
   runtime::Bootstrap& boot = s.job->bootstrap();
   const std::vector<std::byte> none;
   const auto& heap_key = s.heap_region->packed_key();
   const auto& data_key = s.data_region != nullptr ? s.data_region->packed_key() : none;
+  net_publish(s);
   if (boot.put(kHeapKey, heap_key) != Status::Ok || boot.put(kDataKey, data_key) != Status::Ok ||
       boot.commit() != Status::Ok || boot.fence(true) != Status::Ok) {
     const std::string why = "exchanging symmetric memory keys failed: " + boot.last_error();
@@ -131,7 +142,7 @@ void exchange_keys(State& s) {
                                                  reinterpret_cast<std::byte*>(s.data_base)};
   std::vector<std::byte> key;
   for (unsigned pe : boot.local_peers()) {
-    if (static_cast<int>(pe) == s.my_pe) continue;
+    if (static_cast<int>(pe) == s.my_pe || !map_local_peers()) continue;
     PeerRegions& peer = s.peers[pe];
     for (const char* name : {kHeapKey, kDataKey}) {
       if (boot.get(pe, name, key) != Status::Ok) {
@@ -146,6 +157,7 @@ void exchange_keys(State& s) {
     }
     if (peer.heap == nullptr) peer.data = nullptr;
   }
+  net_connect(s);
 }
 
 void initialize(int requested, int* provided) {
@@ -219,8 +231,8 @@ void initialize(int requested, int* provided) {
 
 [[noreturn]] void unreachable_pe(const char* function, int pe) {
   fail(function,
-       "PE %d cannot be reached: its memory is not mapped here (it runs on another node, and Tern's OpenSHMEM "
-       "reaches only the PEs of this node so far)",
+       "PE %d cannot be reached: its memory is not mapped here and no transport with RMA (tcp) reaches it "
+       "(see the log for why)",
        pe);
 }
 
@@ -265,6 +277,7 @@ void shmem_finalize(void) {
   if (s == nullptr) return;  // finalizing twice (or never started) is harmless
   team_barrier(g_team_world);
   release_teams();
+  net_release(*s);
   g_state = nullptr;
   g_finalized = true;
   for (tern::engine::RemoteKey* key : s->remote_keys) tern::engine::RemoteKey::destroy(key);
@@ -291,12 +304,20 @@ int shmem_n_pes(void) { return state("shmem_n_pes").n_pes; }
 int shmem_pe_accessible(int pe) {
   State& s = state("shmem_pe_accessible");
   if (pe < 0 || pe >= s.n_pes) return 0;
-  return s.peers[static_cast<std::size_t>(pe)].heap != nullptr ? 1 : 0;
+  const auto index = static_cast<std::size_t>(pe);
+  return s.peers[index].heap != nullptr || (s.has_net && s.net[index].endpoint != nullptr) ? 1 : 0;
 }
 
 int shmem_addr_accessible(const void* addr, int pe) {
-  (void)state("shmem_addr_accessible");
-  return try_remote(addr, 1, pe) != nullptr ? 1 : 0;
+  State& s = state("shmem_addr_accessible");
+  if (try_remote(addr, 1, pe) != nullptr) return 1;
+  if (!s.has_net || pe < 0 || pe >= s.n_pes || s.net[static_cast<std::size_t>(pe)].endpoint == nullptr) return 0;
+  const SymmetricPlace place = locate(s, addr, 1);
+  const NetPeer& peer = s.net[static_cast<std::size_t>(pe)];
+  return (place.region == Region::Heap && peer.heap != nullptr) ||
+                 (place.region == Region::Data && peer.data != nullptr)
+             ? 1
+             : 0;
 }
 
 void* shmem_ptr(const void* dest, int pe) {

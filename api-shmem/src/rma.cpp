@@ -1,7 +1,7 @@
 // Puts and gets. On this node the peer's heap is mapped here, so every
 // transfer is a copy between two addresses of this process and is complete
 // when the call returns; the _nbi forms are the same copies (quiet has
-// nothing left to wait for).
+// nothing left to wait for). A PE on another host goes through net.hpp.
 #include <cstring>
 
 #include "state.hpp"
@@ -11,7 +11,11 @@ namespace tern::shmem {
 namespace {
 
 inline void put_bytes(const char* function, void* dest, const void* source, std::size_t bytes, int pe) {
-  std::byte* target = remote(function, dest, bytes, pe);
+  std::byte* target = mapped_or_net(function, dest, bytes, pe);
+  if (TERN_UNLIKELY(target == nullptr)) {
+    net_put(function, dest, source, bytes, pe);
+    return;
+  }
   if (bytes >= kSharedCopyMinBytes &&
       copy_shared(pe, target, static_cast<const std::byte*>(source), bytes, dest, source, true)) {
     return;
@@ -20,7 +24,11 @@ inline void put_bytes(const char* function, void* dest, const void* source, std:
 }
 
 inline void get_bytes(const char* function, void* dest, const void* source, std::size_t bytes, int pe) {
-  const std::byte* origin = remote(function, source, bytes, pe);
+  const std::byte* origin = mapped_or_net(function, source, bytes, pe);
+  if (TERN_UNLIKELY(origin == nullptr)) {
+    net_get(function, dest, source, bytes, pe);
+    return;
+  }
   if (bytes >= kSharedCopyMinBytes &&
       copy_shared(pe, static_cast<std::byte*>(dest), origin, bytes, dest, source, false)) {
     return;
@@ -32,13 +40,20 @@ inline void get_bytes(const char* function, void* dest, const void* source, std:
 inline void iput_bytes(const char* function, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,
                        std::size_t nelems, std::size_t element, int pe) {
   if (nelems == 0) {
-    (void)remote(function, dest, 0, pe);
+    (void)mapped_or_net(function, dest, 0, pe);
     return;
   }
   if (dst < 1 || sst < 1) fail(function, "strides must be positive (dst %td, sst %td)", dst, sst);
   const std::size_t span = (nelems - 1) * static_cast<std::size_t>(dst) * element + element;
-  std::byte* target = remote(function, dest, span, pe);
+  std::byte* target = mapped_or_net(function, dest, span, pe);
   const auto* from = static_cast<const std::byte*>(source);
+  if (TERN_UNLIKELY(target == nullptr)) {
+    for (std::size_t i = 0; i < nelems; ++i) {
+      net_put(function, static_cast<std::byte*>(dest) + i * static_cast<std::size_t>(dst) * element,
+              from + i * static_cast<std::size_t>(sst) * element, element, pe);
+    }
+    return;
+  }
   for (std::size_t i = 0; i < nelems; ++i) {
     std::memcpy(target + i * static_cast<std::size_t>(dst) * element, from + i * static_cast<std::size_t>(sst) * element,
                 element);
@@ -48,17 +63,44 @@ inline void iput_bytes(const char* function, void* dest, const void* source, ptr
 inline void iget_bytes(const char* function, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst,
                        std::size_t nelems, std::size_t element, int pe) {
   if (nelems == 0) {
-    (void)remote(function, source, 0, pe);
+    (void)mapped_or_net(function, source, 0, pe);
     return;
   }
   if (dst < 1 || sst < 1) fail(function, "strides must be positive (dst %td, sst %td)", dst, sst);
   const std::size_t span = (nelems - 1) * static_cast<std::size_t>(sst) * element + element;
-  const std::byte* origin = remote(function, source, span, pe);
+  const std::byte* origin = mapped_or_net(function, source, span, pe);
   auto* to = static_cast<std::byte*>(dest);
+  if (TERN_UNLIKELY(origin == nullptr)) {
+    for (std::size_t i = 0; i < nelems; ++i) {
+      net_get(function, to + i * static_cast<std::size_t>(dst) * element,
+              static_cast<const std::byte*>(source) + i * static_cast<std::size_t>(sst) * element, element, pe);
+    }
+    return;
+  }
   for (std::size_t i = 0; i < nelems; ++i) {
     std::memcpy(to + i * static_cast<std::size_t>(dst) * element, origin + i * static_cast<std::size_t>(sst) * element,
                 element);
   }
+}
+
+// One element (shmem_p, shmem_g).
+template <typename T>
+inline void put_value(const char* function, T* dest, T value, int pe) {
+  T* target = reinterpret_cast<T*>(mapped_or_net(function, dest, sizeof(T), pe));
+  if (TERN_LIKELY(target != nullptr)) {
+    *target = value;
+  } else {
+    net_put(function, dest, &value, sizeof(T), pe);
+  }
+}
+
+template <typename T>
+inline T get_value(const char* function, const T* source, int pe) {
+  const T* origin = reinterpret_cast<const T*>(mapped_or_net(function, source, sizeof(T), pe));
+  if (TERN_LIKELY(origin != nullptr)) return *origin;
+  T value;
+  net_get(function, &value, source, sizeof(T), pe);
+  return value;
 }
 
 // The data first, then the signal, so a PE that sees the signal sees the data.
@@ -68,7 +110,13 @@ inline void put_signal_bytes(const char* function, void* dest, const void* sourc
     fail(function, "sig_op %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD", sig_op);
   }
   put_bytes(function, dest, source, bytes, pe);
-  auto* word = reinterpret_cast<uint64_t*>(remote(function, sig_addr, sizeof(uint64_t), pe));
+  auto* word = reinterpret_cast<uint64_t*>(mapped_or_net(function, sig_addr, sizeof(uint64_t), pe));
+  if (TERN_UNLIKELY(word == nullptr)) {
+    // Behind the data on the same ordered stream: applied after it.
+    (void)net_atomic(function, sig_op == SHMEM_SIGNAL_SET ? engine::rma::AtomicOp::Swap : engine::rma::AtomicOp::Add,
+                     sizeof(uint64_t), sig_addr, signal, 0, pe);
+    return;
+  }
   if (sig_op == SHMEM_SIGNAL_SET) {
     __atomic_store_n(word, signal, __ATOMIC_RELEASE);
   } else {
@@ -115,18 +163,18 @@ extern "C" {
     get_bytes("shmem_ctx_" #N "_get_nbi", dest, source, nelems * sizeof(T), pe);                                 \
   }                                                                                                              \
   void shmem_##N##_p(T* dest, T value, int pe) {                                                                 \
-    *reinterpret_cast<T*>(remote("shmem_" #N "_p", dest, sizeof(T), pe)) = value;                                \
+    put_value("shmem_" #N "_p", dest, value, pe);                                \
   }                                                                                                              \
   void shmem_ctx_##N##_p(shmem_ctx_t ctx, T* dest, T value, int pe) {                                            \
     TERN_CTX_CHECK("shmem_ctx_" #N "_p");                                                                        \
-    *reinterpret_cast<T*>(remote("shmem_ctx_" #N "_p", dest, sizeof(T), pe)) = value;                            \
+    put_value("shmem_ctx_" #N "_p", dest, value, pe);                            \
   }                                                                                                              \
   T shmem_##N##_g(const T* source, int pe) {                                                                     \
-    return *reinterpret_cast<const T*>(remote("shmem_" #N "_g", source, sizeof(T), pe));                         \
+    return get_value("shmem_" #N "_g", source, pe);                         \
   }                                                                                                              \
   T shmem_ctx_##N##_g(shmem_ctx_t ctx, const T* source, int pe) {                                                \
     TERN_CTX_CHECK("shmem_ctx_" #N "_g");                                                                        \
-    return *reinterpret_cast<const T*>(remote("shmem_ctx_" #N "_g", source, sizeof(T), pe));                     \
+    return get_value("shmem_ctx_" #N "_g", source, pe);                     \
   }                                                                                                              \
   void shmem_##N##_iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {         \
     iput_bytes("shmem_" #N "_iput", dest, source, dst, sst, nelems, sizeof(T), pe);                              \

@@ -3,8 +3,9 @@
 // words collectives and barriers use. Every public call starts here.
 //
 // A symmetric address is one inside this PE's heap or static data; the same
-// object on PE p is at the same offset in p's region, which this process has
-// mapped (engine::RemoteKey). So a put is a memcpy and an atomic a CPU atomic.
+// object on PE p is at the same offset in p's region. On this node that
+// region is mapped here (engine::RemoteKey), so a put is a memcpy and an
+// atomic a CPU atomic; a PE on another host is reached through net.hpp.
 #pragma once
 
 #include <atomic>
@@ -14,6 +15,7 @@
 #include <mutex>
 #include <vector>
 
+#include "net.hpp"
 #include "shared_copy.hpp"
 #include "shmem.h"
 #include "tern/engine/job.hpp"
@@ -90,6 +92,13 @@ struct State {
   std::size_t user_heap_offset = 0;
 
   std::vector<PeerRegions> peers;             // by world PE
+  // PEs reached over the network (net.hpp): by world PE, and which they are.
+  std::unique_ptr<NetPeer[]> net;
+  std::vector<int> net_pes;
+  bool has_net = false;                       // any PE is reached over the network
+  std::atomic<bool> net_written{false};       // a quiet has endpoints to flush
+  engine::rma::Registration* heap_rma = nullptr;
+  engine::rma::Registration* data_rma = nullptr;
   std::vector<engine::RemoteKey*> remote_keys;  // owned, for unmapping
   ControlBlock control;                       // this PE's, at heap offset 0
   std::size_t control_bytes = 0;
@@ -156,6 +165,25 @@ inline std::byte* remote(const char* function, const void* address, std::size_t 
   return base + place.offset;
 }
 
+// As remote(), but null where `pe` is reached over the network (the caller
+// then goes through net.hpp), and also for zero bytes at an address that is
+// not symmetric.
+inline std::byte* mapped_or_net(const char* function, const void* address, std::size_t bytes, int pe) {
+  State& s = state(function);
+  if (TERN_UNLIKELY(static_cast<unsigned>(pe) >= static_cast<unsigned>(s.n_pes))) bad_pe(function, pe);
+  const SymmetricPlace place = locate(s, address, bytes);
+  if (TERN_UNLIKELY(place.region == Region::None)) {
+    if (bytes == 0) return nullptr;
+    not_symmetric(function, address, bytes);
+  }
+  std::byte* base = region_base(s.peers[static_cast<std::size_t>(pe)], place.region);
+  if (TERN_UNLIKELY(base == nullptr)) {
+    if (!s.has_net || s.net[static_cast<std::size_t>(pe)].endpoint == nullptr) unreachable_pe(function, pe);
+    return nullptr;
+  }
+  return base + place.offset;
+}
+
 // As remote(), but null instead of an error when not symmetric or not reachable.
 [[nodiscard]] std::byte* try_remote(const void* address, std::size_t bytes, int pe) noexcept;
 
@@ -193,11 +221,22 @@ inline void team_barrier(const tern_shmem_team& team) noexcept {
 // Every member's `mine`, in team order (a barrier-bracketed allgather of one
 // word through the control blocks).
 void team_exchange(const tern_shmem_team& team, uint64_t mine, std::vector<uint64_t>& all) noexcept;
+// The published word of `pe` on `slot` (over the network for a PE not mapped here).
+[[nodiscard]] uint64_t published_word(int pe, unsigned slot) noexcept;
 // The control block of `pe` as mapped here.
 [[nodiscard]] ControlBlock control_of(int pe) noexcept;
 
-// Makes this PE's earlier stores and atomics visible before what follows.
-inline void quiet() noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
+// Makes this PE's earlier stores and atomics visible before what follows
+// (and, for PEs on other hosts, applied there).
+inline void quiet() noexcept {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (TERN_UNLIKELY(g_state != nullptr && g_state->net_written.load(std::memory_order_relaxed))) net_quiet_slow();
+}
+
+// Lets the worker serve peers on other hosts (tests that do not wait).
+inline void poll_net() noexcept {
+  if (TERN_UNLIKELY(g_state != nullptr && g_state->has_net)) (void)net_progress();
+}
 
 // --- Predefined teams and contexts (team.cpp) and their checks.
 extern tern_shmem_team g_team_world;

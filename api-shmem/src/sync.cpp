@@ -11,6 +11,11 @@
 namespace tern::shmem {
 
 void Backoff::pause() noexcept {
+  // PEs on other hosts reach this one's memory only through its progress.
+  if (TERN_UNLIKELY(g_state != nullptr && g_state->has_net) && net_progress() != 0) {
+    rounds_ = 0;
+    return;
+  }
   if (serve_shared_copy()) {
     rounds_ = 0;  // work came in: stay awake for more
     return;
@@ -43,8 +48,26 @@ ControlBlock control_of(int pe) noexcept {
           reinterpret_cast<SharedCopyMailbox*>(heap + s.mailbox_offset)};
 }
 
+// Byte offsets in every PE's control block (heap offset 0).
+std::size_t arrival_offset(const State& s, unsigned slot, int from) noexcept {
+  return (static_cast<std::size_t>(slot) * static_cast<std::size_t>(s.n_pes) + static_cast<std::size_t>(from)) *
+         sizeof(uint64_t);
+}
+
+uint64_t published_word(int pe, unsigned slot) noexcept {
+  State& s = *g_state;
+  if (TERN_UNLIKELY(s.peers[static_cast<std::size_t>(pe)].heap == nullptr)) {
+    return net_heap_word(pe, (kSlots * static_cast<std::size_t>(s.n_pes) + slot) * sizeof(uint64_t));
+  }
+  return control_of(pe).published[slot].load(std::memory_order_relaxed);
+}
+
 void signal_pe(unsigned slot, int pe) noexcept {
   State& s = *g_state;
+  if (TERN_UNLIKELY(s.peers[static_cast<std::size_t>(pe)].heap == nullptr)) {
+    net_heap_add(pe, arrival_offset(s, slot, s.my_pe), 1);
+    return;
+  }
   control_of(pe).arrivals[static_cast<std::size_t>(slot) * static_cast<std::size_t>(s.n_pes) + static_cast<std::size_t>(s.my_pe)]
       .fetch_add(1, std::memory_order_release);
 }
@@ -71,7 +94,7 @@ void team_exchange(const tern_shmem_team& team, uint64_t mine, std::vector<uint6
   team_barrier(team);
   all.resize(team.members.size());
   for (std::size_t i = 0; i < team.members.size(); ++i) {
-    all[i] = control_of(team.members[i]).published[team.slot].load(std::memory_order_relaxed);
+    all[i] = published_word(team.members[i], team.slot);
   }
   team_barrier(team);  // nobody publishes again before everyone has read
 }
@@ -113,10 +136,20 @@ void shmem_ctx_quiet(shmem_ctx_t ctx) {
 }
 
 // Locks: the word on PE 0 holds 0 when free, else 1 + the holder's PE.
+// On PE 0 across the network: the same protocol with remote compare-swaps.
+static_assert(sizeof(long) == sizeof(uint64_t));
+using tern::engine::rma::AtomicOp;
+
 void shmem_set_lock(long* lock) {
   constexpr const char* kFunction = "shmem_set_lock";
-  auto* word = reinterpret_cast<long*>(remote(kFunction, lock, sizeof(long), 0));
+  auto* word = reinterpret_cast<long*>(mapped_or_net(kFunction, lock, sizeof(long), 0));
   const long mine = static_cast<long>(g_state->my_pe) + 1;
+  if (TERN_UNLIKELY(word == nullptr)) {
+    wait_until([&] {
+      return net_atomic(kFunction, AtomicOp::CompareSwap, sizeof(long), lock, static_cast<uint64_t>(mine), 0, 0) == 0;
+    });
+    return;
+  }
   wait_until([&] {
     long expected = 0;
     return __atomic_compare_exchange_n(word, &expected, mine, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
@@ -125,16 +158,29 @@ void shmem_set_lock(long* lock) {
 
 int shmem_test_lock(long* lock) {
   constexpr const char* kFunction = "shmem_test_lock";
-  auto* word = reinterpret_cast<long*>(remote(kFunction, lock, sizeof(long), 0));
+  auto* word = reinterpret_cast<long*>(mapped_or_net(kFunction, lock, sizeof(long), 0));
   long expected = 0;
   const long mine = static_cast<long>(g_state->my_pe) + 1;
+  if (TERN_UNLIKELY(word == nullptr)) {
+    return net_atomic(kFunction, AtomicOp::CompareSwap, sizeof(long), lock, static_cast<uint64_t>(mine), 0, 0) == 0
+               ? 0
+               : 1;
+  }
   return __atomic_compare_exchange_n(word, &expected, mine, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED) ? 0 : 1;
 }
 
 void shmem_clear_lock(long* lock) {
   constexpr const char* kFunction = "shmem_clear_lock";
-  auto* word = reinterpret_cast<long*>(remote(kFunction, lock, sizeof(long), 0));
+  auto* word = reinterpret_cast<long*>(mapped_or_net(kFunction, lock, sizeof(long), 0));
   const long mine = static_cast<long>(g_state->my_pe) + 1;
+  if (TERN_UNLIKELY(word == nullptr)) {
+    if (net_atomic(kFunction, AtomicOp::FetchOr, sizeof(long), lock, 0, 0, 0) != static_cast<uint64_t>(mine)) {
+      fail(kFunction, "lock %p is not held by this PE", static_cast<void*>(lock));
+    }
+    quiet();  // the holder's puts land before the next holder may look
+    (void)net_atomic(kFunction, AtomicOp::Swap, sizeof(long), lock, 0, 0, 0);
+    return;
+  }
   if (__atomic_load_n(word, __ATOMIC_RELAXED) != mine) {
     fail(kFunction, "lock %p is not held by this PE", static_cast<void*>(lock));
   }

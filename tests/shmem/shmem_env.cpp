@@ -87,8 +87,14 @@ void test_ptr(long* heap) {
   shmem_barrier_all();
   for (int pe = 0; pe < n; ++pe) {
     long* remote = static_cast<long*>(shmem_ptr(heap, pe));
-    if (CHECK(remote != nullptr)) {
+    // A PE on another host has no pointer; it is still accessible by puts.
+    CHECK(shmem_pe_accessible(pe) == 1);
+    CHECK(shmem_addr_accessible(heap, pe) == 1);
+    if (remote != nullptr) {
       remote[me] = 1000 * pe + me;  // my slot in PE pe's array
+    } else {
+      CHECK(pe != me);
+      shmem_long_p(&heap[me], 1000 * pe + me, pe);
     }
     long* remote_static = static_cast<long*>(shmem_ptr(&g_static_array[0], pe));
     if (remote_static != nullptr) remote_static[me] = 1000 * pe + me;

@@ -18,6 +18,16 @@ namespace {
 long g_slots[64];
 long g_counter = 0;
 
+// The PEs whose heap this PE can point into.
+std::vector<int> shared_pes() {
+  static long probe;  // static data is symmetric
+  std::vector<int> shared;
+  for (int pe = 0; pe < shmem_n_pes(); ++pe) {
+    if (shmem_ptr(&probe, pe) != nullptr) shared.push_back(pe);
+  }
+  return shared;
+}
+
 // Checks what a team of the given world members reports on this PE.
 void check_team(shmem_team_t team, const std::vector<int>& members, const char* what) {
   (void)what;
@@ -66,12 +76,16 @@ void test_predefined() {
   std::vector<int> world;
   for (int pe = 0; pe < n; ++pe) world.push_back(pe);
   check_team(SHMEM_TEAM_WORLD, world, "world");
-  // One node: the shared team is every PE, in world order.
+  // The shared team is every PE whose memory this one maps (shmem_ptr), in
+  // world order: all of them on one node, those of this host across hosts.
+  std::vector<int> shared = shared_pes();
   CHECK(SHMEM_TEAM_SHARED != SHMEM_TEAM_INVALID);
-  CHECK(shmem_team_n_pes(SHMEM_TEAM_SHARED) == n);
-  CHECK(shmem_team_my_pe(SHMEM_TEAM_SHARED) == me);
-  for (int k = 0; k < n; ++k) CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, k, SHMEM_TEAM_WORLD) == k);
-  check_team(SHMEM_TEAM_SHARED, world, "shared");
+  CHECK(shmem_team_n_pes(SHMEM_TEAM_SHARED) == static_cast<int>(shared.size()));
+  for (size_t k = 0; k < shared.size(); ++k) {
+    CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, static_cast<int>(k), SHMEM_TEAM_WORLD) == shared[k]);
+    if (shared[k] == me) CHECK(shmem_team_my_pe(SHMEM_TEAM_SHARED) == static_cast<int>(k));
+  }
+  check_team(SHMEM_TEAM_SHARED, shared, "shared");
   // The invalid team.
   CHECK(shmem_team_my_pe(SHMEM_TEAM_INVALID) == -1);
   CHECK(shmem_team_n_pes(SHMEM_TEAM_INVALID) == -1);
@@ -205,12 +219,19 @@ void test_team_ptr() {
   const int n = shmem_n_pes();
   long* heap = static_cast<long*>(shmem_calloc(static_cast<size_t>(n), sizeof(long)));
   if (!CHECK(heap != nullptr)) return;
+  const std::vector<int> shared = shared_pes();
   for (int pe = 0; pe < n; ++pe) {
     long* remote = static_cast<long*>(shmem_team_ptr(SHMEM_TEAM_WORLD, heap, pe));
     CHECK(remote == shmem_ptr(heap, pe));
-    if (CHECK(remote != nullptr)) remote[me] = 1 + me;
-    long* shared = static_cast<long*>(shmem_team_ptr(SHMEM_TEAM_SHARED, heap, pe));
-    CHECK(shared == remote);
+    if (remote != nullptr) {
+      remote[me] = 1 + me;
+    } else {
+      shmem_long_p(&heap[me], 1 + me, pe);  // on another host
+    }
+  }
+  for (size_t k = 0; k < shared.size(); ++k) {
+    long* in_team = static_cast<long*>(shmem_team_ptr(SHMEM_TEAM_SHARED, heap, static_cast<int>(k)));
+    CHECK(in_team != nullptr && in_team == shmem_ptr(heap, shared[k]));
   }
   shmem_barrier_all();
   bool ok = true;

@@ -712,7 +712,8 @@ void TcpIface::connection_failed(TcpConnection& connection, Status reason, int e
   const bool known_peer = connection.state() != TcpConnection::State::Accepting;
   bool outstanding = !connection.tx_idle();
   gets_.for_each([&](uint64_t, GetInFlight& get) { outstanding = outstanding || get.connection == &connection; });
-  outstanding = outstanding || flushes_.size() != 0 || atomics_.size() != 0;
+  outstanding = outstanding || flushes_.size() != 0;
+  atomics_.for_each([&](uint64_t, AtomicInFlight& atomic) { outstanding = outstanding || atomic.connection == &connection; });
   const char* why = error_number == 0 ? "closed by the peer" : std::strerror(error_number);
   if (!known_peer) {
     TERN_LOG(Debug, "tcp: connection from %s ended before its handshake: %s", connection.peer_name.c_str(), why);

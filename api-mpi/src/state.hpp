@@ -43,6 +43,18 @@ inline constexpr uint16_t kCollectiveBit = 0x8000;
 [[nodiscard]] constexpr int tag_mpi_tag(uint64_t tag) noexcept { return static_cast<int>(tag & kTagBits); }
 
 // --- Communicators
+// Where a communicator's ranks run, for the node-aware collectives
+// (coll_node.cpp): made on a communicator's first such collective.
+struct NodeLayout {
+  // Several hosts, and several ranks on at least one: otherwise the flat
+  // algorithms are as good.
+  bool worth = false;
+  std::vector<int> local;    // communicator ranks on this host, ascending; local[0] leads
+  std::vector<int> leaders;  // each host's leader, ascending
+  std::vector<int> leader_of;  // by communicator rank: the leader of its host
+  int leader_index = -1;     // this rank's place in `leaders`, -1 if it leads none
+};
+
 struct Comm {
   uint16_t context = 0;
   int rank = 0;  // this process's rank in the communicator
@@ -54,6 +66,7 @@ struct Comm {
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   uint32_t collective_sequence = 0;
   bool predefined = false;
+  std::shared_ptr<const NodeLayout> node_layout;  // null until first needed
 };
 
 inline constexpr int kMaxComms = 4096;
@@ -307,8 +320,31 @@ inline void empty_status(MPI_Status* status, int source = MPI_ANY_SOURCE) {
 [[nodiscard]] Status coll_recv(Comm& comm, void* buffer, std::size_t bytes, int source, unsigned tag);
 [[nodiscard]] Status coll_sendrecv(Comm& comm, const void* send_buffer, std::size_t send_bytes, int dest,
                                    void* recv_buffer, std::size_t recv_bytes, int source, unsigned tag);
+// The context collectives use: the communicator's with kCollectiveBit set.
+inline uint16_t collective_context(const Comm& comm) noexcept {
+  return static_cast<uint16_t>(comm.context | kCollectiveBit);
+}
+// The tag base of the next collective on `comm`: (sequence, round) in the
+// 24-bit tag field, so traffic of consecutive collectives cannot cross.
+inline unsigned next_tag_base(Comm& comm) noexcept { return (comm.collective_sequence++ & 0xFFFFu) << 8; }
 // A barrier over `comm` on the engine (MPI_Barrier and MPI_Finalize).
 [[nodiscard]] Status coll_barrier(Comm& comm);
+// Node-aware forms (coll_node.cpp): `comm`'s layout, and barrier, broadcast
+// and allreduce (commutative operations) through one leader per host.
+[[nodiscard]] const NodeLayout& node_layout(Comm& comm);
+[[nodiscard]] Status node_barrier(Comm& comm, const NodeLayout& layout);
+[[nodiscard]] Status node_bcast(Comm& comm, const NodeLayout& layout, void* buffer, std::size_t bytes, int root);
+[[nodiscard]] Status node_allreduce(Comm& comm, const NodeLayout& layout, void* buffer, std::size_t count,
+                                    const TypeInfo& type, MPI_Datatype type_handle, MPI_Op op);
+// Binomial broadcast of `bytes` from `root`.
+[[nodiscard]] Status coll_bcast(Comm& comm, void* buffer, std::size_t bytes, int root);
+// Reduction of `accumulator` (this rank's part on entry) to `root`, where it
+// ends holding the result: binomial, or in rank order (_ordered) for
+// operations that do not commute.
+[[nodiscard]] Status coll_reduce(Comm& comm, void* accumulator, std::size_t count, const TypeInfo& type,
+                                 MPI_Datatype type_handle, MPI_Op op, int root);
+[[nodiscard]] Status coll_reduce_ordered(Comm& comm, void* accumulator, std::size_t count, const TypeInfo& type,
+                                         MPI_Datatype type_handle, MPI_Op op, int root);
 // In-place allreduce of `count` elements (MPI_Allreduce, context agreement).
 [[nodiscard]] Status coll_allreduce(Comm& comm, void* buffer, std::size_t count, const TypeInfo& type,
                                     MPI_Datatype type_handle, MPI_Op op);

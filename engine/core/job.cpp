@@ -80,6 +80,12 @@ Status Job::endpoint(unsigned rank, Endpoint*& out) {
   return Status::Ok;
 }
 
+std::string Job::host_of(unsigned rank) {
+  std::vector<std::byte> address;
+  if (rank >= size() || bootstrap_->get(rank, kAddressKey, address) != Status::Ok) return "?";
+  return peer_host_of(address);
+}
+
 void Job::abort(int exit_code, const char* message) {
   // No launcher sweeps up after a singleton; and under one, the sooner the
   // better.

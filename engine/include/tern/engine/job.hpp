@@ -38,6 +38,9 @@ class Job {
   // ("rank 0 (h1) cannot reach rank 1 (h2): no common transport (...)").
   [[nodiscard]] const std::string& last_error() const noexcept { return last_error_; }
 
+  // The host name `rank` published with its address; "?" when unknown.
+  [[nodiscard]] std::string host_of(unsigned rank);
+
   // Ends the whole job with `exit_code`; the launcher prints `message`.
   [[noreturn]] void abort(int exit_code, const char* message);
 

@@ -9,6 +9,7 @@
 #include "tern/runtime/config.hpp"
 #include "tern/runtime/topology.hpp"
 #include "transport/iface_params.hpp"
+#include "transport/tcp/tcp_address.hpp"
 
 namespace {
 
@@ -68,6 +69,23 @@ int main(int argc, char** argv) {
   print_transport("shm", std::move(shm), status);
   auto self = transport::create_self_iface(params, status);
   print_transport("self", std::move(self), status);
+  auto tcp = transport::create_tcp_iface(params, status);
+  if (tcp || status != Status::Unsupported) {
+    print_transport("tcp", std::move(tcp), status);
+  } else {
+    std::printf("  tcp   off (TERN_TCP_IF=%s, or no interface is up)\n", config.tcp_interfaces.c_str());
+  }
+  std::vector<transport::tcp::InterfaceAddress> interfaces;
+  if (transport::tcp::select_interfaces(config.tcp_interfaces, interfaces, error) && !interfaces.empty()) {
+    std::printf("        interfaces (TERN_TCP_IF=%s):", config.tcp_interfaces.c_str());
+    for (const auto& entry : interfaces) {
+      std::printf(" %s %s/%u", entry.name.c_str(), entry.to_string().substr(0, entry.to_string().rfind(':')).c_str(),
+                  unsigned{entry.prefix});
+    }
+    std::printf("\n");
+  }
+  std::printf("  A peer is reached by the first of self > shm > tcp that reaches it: self only itself, shm only\n"
+              "  processes on the same host (host name, boot id and namespaces), tcp any host.\n");
 
   std::printf("\nTopology:\n");
   tern::runtime::Topology topology;

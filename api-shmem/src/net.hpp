@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <ctime>
 
 #include "tern/engine/rma.hpp"
 
@@ -57,5 +58,8 @@ void net_heap_add(int pe, std::size_t heap_offset, uint64_t value);
 void net_quiet_slow();
 // One round of the worker's progress; the number of events handled.
 unsigned net_progress() noexcept;
+// Sleeps up to `nap`, or until the worker has an event (a frame from a PE on
+// another host): a waiting target answers at once instead of a nap later.
+void net_nap(const timespec& nap) noexcept;
 
 }  // namespace tern::shmem

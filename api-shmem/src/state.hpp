@@ -149,25 +149,10 @@ inline std::byte* region_base(const PeerRegions& peer, Region region) noexcept {
   return region == Region::Heap ? peer.heap : peer.data;
 }
 
-// This PE's address `address` (of `bytes` bytes) as seen on `pe`, mapped here.
-// Zero bytes still check the PE but not the address, as a zero-length
-// transfer may pass any pointer.
-inline std::byte* remote(const char* function, const void* address, std::size_t bytes, int pe) {
-  State& s = state(function);
-  if (TERN_UNLIKELY(static_cast<unsigned>(pe) >= static_cast<unsigned>(s.n_pes))) bad_pe(function, pe);
-  const SymmetricPlace place = locate(s, address, bytes);
-  if (TERN_UNLIKELY(place.region == Region::None)) {
-    if (bytes == 0) return nullptr;
-    not_symmetric(function, address, bytes);
-  }
-  std::byte* base = region_base(s.peers[static_cast<std::size_t>(pe)], place.region);
-  if (TERN_UNLIKELY(base == nullptr)) unreachable_pe(function, pe);
-  return base + place.offset;
-}
-
-// As remote(), but null where `pe` is reached over the network (the caller
-// then goes through net.hpp), and also for zero bytes at an address that is
-// not symmetric.
+// This PE's address `address` (of `bytes` bytes) as seen on `pe`, mapped
+// here; null where `pe` is reached over the network (the caller then goes
+// through net.hpp), and for zero bytes at an address that is not symmetric
+// (a zero-length transfer may pass any pointer).
 inline std::byte* mapped_or_net(const char* function, const void* address, std::size_t bytes, int pe) {
   State& s = state(function);
   if (TERN_UNLIKELY(static_cast<unsigned>(pe) >= static_cast<unsigned>(s.n_pes))) bad_pe(function, pe);

@@ -9,8 +9,8 @@
 
 namespace tern::engine::transport::tcp {
 
-static_assert(static_cast<uint8_t>(transport::AtomicOp::FetchXor) == static_cast<uint8_t>(AtomicOp::FetchXor) &&
-              static_cast<uint8_t>(transport::AtomicOp::Add) == static_cast<uint8_t>(AtomicOp::Add));
+static_assert(static_cast<uint8_t>(AtomicOp::Add) == 1 && kLastAtomicOp == 10,
+              "atomic op values are on the wire: changing them breaks peers of another build");
 
 Status TcpIface::start_atomic(TcpConnection& connection, const AtomicArgs& args, RemoteMemory remote,
                               Completion* comp) {

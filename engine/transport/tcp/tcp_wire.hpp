@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "transport/atomic.hpp"
+
 namespace tern::engine::transport::tcp {
 
 inline constexpr uint32_t kHandshakeMagic = 0x50435454;  // "TTCP"
@@ -69,7 +71,9 @@ struct FlushBody {
   uint64_t flush_id;
 };
 
-enum class AtomicOp : uint8_t { Add = 1, FetchAdd, Swap, CompareSwap, And, Or, Xor, FetchAnd, FetchOr, FetchXor };
+// An Atomic frame's op is a transport::AtomicOp (transport/atomic.hpp), whose
+// values are part of this wire format.
+using transport::AtomicOp;
 
 struct AtomicBody {
   uint64_t address;
@@ -77,7 +81,7 @@ struct AtomicBody {
   uint64_t operand;
   uint64_t compare;
   uint64_t reply_id;  // 0: no reply wanted
-  uint8_t op;         // AtomicOp
+  uint8_t op;         // transport::AtomicOp
   uint8_t size;       // 4 or 8
   uint8_t reserved[6];
 };

@@ -192,7 +192,10 @@ void shmem_clear_lock(long* lock) {
   if (__atomic_load_n(word, __ATOMIC_RELAXED) != mine) {
     fail(kFunction, "lock %p is not held by this PE", static_cast<void*>(lock));
   }
-  __atomic_store_n(word, 0L, __ATOMIC_RELEASE);  // release also completes the PE's puts (quiet)
+  // The release completes the holder's puts to PEs mapped here; puts to
+  // other hosts must have landed too before the next holder looks.
+  if (TERN_UNLIKELY(g_state->net_written.load(std::memory_order_relaxed))) net_quiet_slow();
+  __atomic_store_n(word, 0L, __ATOMIC_RELEASE);
 }
 
 // Memory is coherent: the cache routines of old SHMEM have nothing to do.

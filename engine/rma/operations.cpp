@@ -66,8 +66,13 @@ bool supported(Worker& worker, const Endpoint* endpoint) noexcept {
   return impl.owns(endpoint) && lane_has_rma(endpoint);
 }
 
-Status put_nb(Worker& worker, Endpoint* endpoint, const void* local, std::size_t length, const RemoteRegion& region,
-              uint64_t remote_address, Request*& request) {
+namespace {
+
+// A put or a get: the checks and the request are the same, the lane call is
+// `issue`.
+template <typename Issue>
+Status transfer_nb(Worker& worker, Endpoint* endpoint, const void* local, std::size_t length,
+                   const RemoteRegion& region, uint64_t remote_address, Request*& request, Issue&& issue) {
   request = nullptr;
   WorkerImpl& impl = Access::impl(worker);
   WorkerImpl::Guard guard(impl);
@@ -76,24 +81,26 @@ Status put_nb(Worker& worker, Endpoint* endpoint, const void* local, std::size_t
   if (local == nullptr) return Status::InvalidParam;
   RequestImpl* r = start(impl, endpoint);
   if (r == nullptr) return Status::NoMemory;
-  const Status status = endpoint->lane->put_zcopy(local, length, {remote_address, Access::transport_key(region)},
-                                                  &r->completion);
+  const Status status = issue(*endpoint->lane, {remote_address, Access::transport_key(region)}, &r->completion);
   return issued(impl, r, status, request);
+}
+
+}  // namespace
+
+Status put_nb(Worker& worker, Endpoint* endpoint, const void* local, std::size_t length, const RemoteRegion& region,
+              uint64_t remote_address, Request*& request) {
+  return transfer_nb(worker, endpoint, local, length, region, remote_address, request,
+                     [&](transport::Ep& lane, transport::RemoteMemory remote, transport::Completion* comp) {
+                       return lane.put_zcopy(local, length, remote, comp);
+                     });
 }
 
 Status get_nb(Worker& worker, Endpoint* endpoint, void* local, std::size_t length, const RemoteRegion& region,
               uint64_t remote_address, Request*& request) {
-  request = nullptr;
-  WorkerImpl& impl = Access::impl(worker);
-  WorkerImpl::Guard guard(impl);
-  if (Status s = check(impl, endpoint, region, remote_address, length); s != Status::Ok) return s;
-  if (length == 0) return Status::Ok;
-  if (local == nullptr) return Status::InvalidParam;
-  RequestImpl* r = start(impl, endpoint);
-  if (r == nullptr) return Status::NoMemory;
-  const Status status = endpoint->lane->get_zcopy(local, length, {remote_address, Access::transport_key(region)},
-                                                  &r->completion);
-  return issued(impl, r, status, request);
+  return transfer_nb(worker, endpoint, local, length, region, remote_address, request,
+                     [&](transport::Ep& lane, transport::RemoteMemory remote, transport::Completion* comp) {
+                       return lane.get_zcopy(local, length, remote, comp);
+                     });
 }
 
 Status atomic_nb(Worker& worker, Endpoint* endpoint, AtomicOp op, unsigned size, uint64_t operand, uint64_t compare,

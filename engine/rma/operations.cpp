@@ -7,10 +7,6 @@
 namespace tern::engine::rma {
 namespace {
 
-static_assert(static_cast<uint8_t>(AtomicOp::Add) == static_cast<uint8_t>(transport::AtomicOp::Add) &&
-              static_cast<uint8_t>(AtomicOp::CompareSwap) == static_cast<uint8_t>(transport::AtomicOp::CompareSwap) &&
-              static_cast<uint8_t>(AtomicOp::FetchXor) == static_cast<uint8_t>(transport::AtomicOp::FetchXor));
-
 void on_done(transport::Completion* comp) {
   RequestImpl* request = RequestImpl::from_completion(comp);
   request->worker->complete(request, comp->status);

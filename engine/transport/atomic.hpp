@@ -1,24 +1,15 @@
 // Remote atomics at the transport level: what an Ep::atomic carries. The
-// operation codes are the engine's public rma::AtomicOp values (checked where
-// both are seen), so no table translates between the layers.
+// operations are the engine's public rma::AtomicOp, one enum for every layer
+// (and, for tcp, the wire).
 #pragma once
 
 #include <cstdint>
 
+#include "tern/engine/rma.hpp"
+
 namespace tern::engine::transport {
 
-enum class AtomicOp : uint8_t {
-  Add = 1,
-  FetchAdd,
-  Swap,
-  CompareSwap,
-  And,
-  Or,
-  Xor,
-  FetchAnd,
-  FetchOr,
-  FetchXor,
-};
+using AtomicOp = ::tern::engine::rma::AtomicOp;
 inline constexpr uint8_t kLastAtomicOp = static_cast<uint8_t>(AtomicOp::FetchXor);
 
 struct AtomicArgs {

@@ -31,6 +31,7 @@ Status Job::create(std::unique_ptr<Job>& out, std::string& error, const WorkerPa
   // launchers that do not set TERN_JOB_ID.
   worker_params.job_id = boot.job_id();
   worker_params.local_peers = boot.local_size() > 0 ? boot.local_size() - 1 : 0;
+  worker_params.on_host_only = boot.local_size() == boot.size();
   if (Status s = Worker::create(worker_params, job->worker_); s != Status::Ok) {
     error = std::string("cannot create the engine worker: ") + to_string(s);
     return s;

@@ -96,8 +96,13 @@ Status WorkerImpl::open_ifaces() {
       {"shm", &transport::create_shm_iface},
       {"tcp", &transport::create_tcp_iface},
   };
+  auto opened = [&](const char* name) {
+    return std::any_of(ifaces_.begin(), ifaces_.end(),
+                       [&](const auto& iface) { return std::strcmp(iface->attr().name, name) == 0; });
+  };
   for (const Candidate& candidate : kTransports) {
     if (!transport_allowed(params_.config.transports, candidate.name)) continue;
+    if (params_.on_host_only && std::strcmp(candidate.name, "tcp") == 0 && opened("shm")) continue;
     Status status = Status::Ok;
     std::unique_ptr<transport::Iface> iface = candidate.factory(iface_params, status);
     if (!iface) {

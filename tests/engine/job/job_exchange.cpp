@@ -68,7 +68,10 @@ int run(Job& job) {
   }
   // Nobody leaves while a peer may still read from its memory.
   if (Status s = job.bootstrap().fence(false); s != Status::Ok) return fail(job, "final fence", s);
-  std::printf("rank %u of %u (%s): exchanged data with all %u ranks\n", rank, size, job.bootstrap().name(), size);
+  std::string transports;
+  for (const std::string& name : job.worker().transport_names()) transports += (transports.empty() ? "" : ",") + name;
+  std::printf("rank %u of %u (%s): exchanged data with all %u ranks (transports %s)\n", rank, size,
+              job.bootstrap().name(), size, transports.c_str());
   return 0;
 }
 

@@ -39,6 +39,10 @@ struct WorkerParams {
   // Local processes that will connect to this worker. The shared-memory
   // segment is unlinked once that many have attached (0: when the worker ends).
   unsigned local_peers = 0;
+  // Every process that will connect is on this host (a one-node job): tcp,
+  // which serves other hosts, is then not opened when shm is, so that no
+  // listener waits and no poll of it lengthens the wait loops.
+  bool on_host_only = false;
   // Serialize every call with a lock, for MPI_THREAD_MULTIPLE-style use.
   bool thread_safe = false;
   // Thresholds and switches; by default the process's TERN_* configuration.

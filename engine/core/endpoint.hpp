@@ -23,9 +23,15 @@ class Endpoint {
  public:
   WorkerImpl* worker = nullptr;
   transport::Iface* iface = nullptr;
-  transport::Ep* lane = nullptr;
+  transport::Ep* lane = nullptr;      // what sends go through: own_lane, or the FailedLane
+  transport::Ep* own_lane = nullptr;  // the transport's endpoint, destroyed with this one
   uint64_t peer_uuid = 0;
   std::string peer_host;  // from the peer's address, for messages
+  // How messages name the peer ("rank 3 (host h2)"), set by the job; until
+  // then the worker makes one up when it needs one.
+  std::string peer_name;
+  Status failure = Status::Ok;  // not Ok once the peer was disconnected
+  unsigned rejected = 0;        // malformed messages that named this peer
 
   // Protocol limits for this lane.
   std::size_t max_short = 0;       // payload of a one-message eager send

@@ -45,6 +45,8 @@ Status Job::create(std::unique_ptr<Job>& out, std::string& error, const WorkerPa
     return s;
   }
   job->endpoints_.assign(boot.size(), nullptr);
+  job->worker_->set_peer_namer(&Job::name_peer, job.get());
+  job->worker_->on_peer_failure(&Job::peer_failed, job.get());
   out = std::move(job);
   return Status::Ok;
 }
@@ -75,6 +77,8 @@ Status Job::endpoint(unsigned rank, Endpoint*& out) {
     return s;
   }
   out = endpoints_[rank];
+  // The host from the address just unpacked: no second look-up.
+  worker_->set_peer_name(out, "rank " + std::to_string(rank) + " (host " + worker_->peer_host(out) + ")");
   if (rank != this->rank()) {
     TERN_LOG(Info, "rank %u (host %s) via %s", rank, worker_->peer_host(out).c_str(), worker_->describe(out).c_str());
   }
@@ -85,6 +89,49 @@ std::string Job::host_of(unsigned rank) {
   std::vector<std::byte> address;
   if (rank >= size() || bootstrap_->get(rank, kAddressKey, address) != Status::Ok) return "?";
   return peer_host_of(address);
+}
+
+std::string Job::describe_rank(unsigned rank) { return "rank " + std::to_string(rank) + " (host " + host_of(rank) + ")"; }
+
+// Only for messages about a peer that misbehaved: a walk over the ranks'
+// published addresses, which the bootstrap has here since the fence.
+std::string Job::name_peer(void* arg, uint64_t peer_id) {
+  auto* job = static_cast<Job*>(arg);
+  for (unsigned rank = 0; rank < job->size(); ++rank) {
+    std::vector<std::byte> address;
+    WorkerAddress unpacked;
+    if (job->bootstrap_->get(rank, kAddressKey, address) != Status::Ok ||
+        unpack_worker_address(address, unpacked) != Status::Ok || unpacked.uuid != peer_id) {
+      continue;
+    }
+    return "rank " + std::to_string(rank) + " (host " + (unpacked.host.empty() ? "?" : std::string(unpacked.host)) +
+           ")";
+  }
+  return {};
+}
+
+void Job::peer_failed(void* arg, Endpoint* endpoint, Status reason) {
+  auto* job = static_cast<Job*>(arg);
+  int rank = -1;
+  if (endpoint != nullptr) {
+    for (unsigned r = 0; r < job->endpoints_.size(); ++r) {
+      if (job->endpoints_[r] == endpoint) rank = static_cast<int>(r);
+    }
+  }
+  const std::string self = job->describe_rank(job->rank());
+  const std::string peer = endpoint != nullptr ? job->worker_->peer_name(endpoint) : std::string();
+  if (job->peer_failure_handler_ != nullptr && (endpoint == nullptr || rank >= 0)) {
+    job->last_error_ = endpoint != nullptr ? self + " disconnected " + peer + ", which broke the protocol"
+                                           : self + ": its shared-memory receive queue was corrupted";
+    job->peer_failure_handler_(job->peer_failure_arg_, rank, reason);
+    return;
+  }
+  const std::string message =
+      endpoint != nullptr
+          ? self + " disconnected " + peer + ", which broke the protocol (see the log); ending the job"
+          : self + ": its shared-memory receive queue was corrupted, so local ranks cannot reach it; ending the job";
+  TERN_LOG(Error, "%s", message.c_str());
+  job->abort(1, message.c_str());
 }
 
 void Job::abort(int exit_code, const char* message) {

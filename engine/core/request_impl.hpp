@@ -56,6 +56,7 @@ class RequestImpl final : public Request {
     control_id = 0;
     protocol = SendProtocol::Short;
     peer_request = 0;
+    ack_id = 0;
     offer_key = 0;
     metered_since_ns = 0;
     posted_as = 0;
@@ -85,7 +86,8 @@ class RequestImpl final : public Request {
   std::size_t length = 0;     // user buffer length
   std::size_t offset = 0;     // send: bytes pushed; recv: bytes arrived
   uint64_t tag = 0;
-  uint64_t peer_request = 0;  // recv: the sender's request to acknowledge
+  uint64_t peer_request = 0;  // recv: the sender's request to acknowledge (its ack id)
+  uint64_t ack_id = 0;        // send: the id its acknowledgement names (WorkerImpl::acks_); 0: none
   uint64_t offer_key = 0;     // rendezvous send: the lane's offer of the buffer
   uint64_t metered_since_ns = 0;  // send timed for its endpoint's ProtocolMeter; 0: not timed
   uint64_t posted_as = 0;         // timed send: its endpoint's sends_posted right after it

@@ -15,7 +15,7 @@ void WorkerImpl::complete(RequestImpl* request, Status status) noexcept {
   // that fails before its RTS went out has no receiver: either way the slot
   // is free to go.
   if (TERN_UNLIKELY(request->offer_key != 0)) {
-    request->endpoint->lane->withdraw_zcopy(request->offer_key);
+    request->endpoint->own_lane->withdraw_zcopy(request->offer_key);
     request->offer_key = 0;
   }
   if (TERN_UNLIKELY(request->metered_since_ns != 0)) {
@@ -26,7 +26,10 @@ void WorkerImpl::complete(RequestImpl* request, Status status) noexcept {
     }
     request->metered_since_ns = 0;
   }
-  if (request->kind == RequestKind::Send && !awaiting_ack_.empty()) awaiting_ack_.erase(request);
+  if (request->ack_id != 0) {
+    acks_.remove(request->ack_id);
+    request->ack_id = 0;
+  }
   request->set_status(status);
   if (thread_safe_) {
     completions_.fetch_add(1, std::memory_order_seq_cst);

@@ -148,7 +148,7 @@ const char* Worker::transport_of(const Endpoint* endpoint) const noexcept {
 
 std::string Worker::describe(const Endpoint* endpoint) const {
   if (!impl_->owns(endpoint)) return {};
-  const std::string route = endpoint->lane->route();
+  const std::string route = endpoint->own_lane->route();
   return route.empty() ? std::string(endpoint->iface->attr().name)
                        : std::string(endpoint->iface->attr().name) + " " + route;
 }
@@ -156,6 +156,34 @@ std::string Worker::describe(const Endpoint* endpoint) const {
 std::string Worker::peer_host(const Endpoint* endpoint) const {
   return impl_->owns(endpoint) ? endpoint->peer_host : std::string();
 }
+
+void Worker::set_peer_name(Endpoint* endpoint, std::string name) {
+  WorkerImpl::Guard guard(*impl_);
+  if (impl_->owns(endpoint)) endpoint->peer_name = std::move(name);
+}
+
+std::string Worker::peer_name(Endpoint* endpoint) {
+  WorkerImpl::Guard guard(*impl_);
+  return impl_->owns(endpoint) ? impl_->peer_label(endpoint) : std::string();
+}
+
+void Worker::set_peer_namer(PeerNamer namer, void* arg) {
+  WorkerImpl::Guard guard(*impl_);
+  impl_->peer_namer_ = namer;
+  impl_->peer_namer_arg_ = arg;
+}
+
+void Worker::on_peer_failure(PeerFailureHandler handler, void* arg) {
+  WorkerImpl::Guard guard(*impl_);
+  impl_->peer_failure_handler_ = handler;
+  impl_->peer_failure_arg_ = arg;
+}
+
+Status Worker::peer_status(const Endpoint* endpoint) const noexcept {
+  return impl_->owns(endpoint) ? endpoint->failure : Status::InvalidParam;
+}
+
+uint64_t Worker::rejected_messages() const noexcept { return impl_->rejected_messages_; }
 
 std::string Worker::explain_unreachable(std::span<const std::byte> peer_address) const {
   return impl_->explain_unreachable(peer_address);

@@ -10,18 +10,20 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "core/endpoint.hpp"
 #include "core/cpu_hop.hpp"
+#include "core/failed_lane.hpp"
 #include "core/payload_cache.hpp"
 #include "core/request_impl.hpp"
 #include "core/unexpected.hpp"
 #include "tag/matcher.hpp"
+#include "tag/wire.hpp"
 #include "tern/engine/worker.hpp"
 #include "tern/runtime/object_pool.hpp"
 #include "transport/iface.hpp"
+#include "transport/slot_table.hpp"
 
 namespace tern::engine {
 
@@ -104,6 +106,31 @@ class WorkerImpl {
   void start_get(RequestImpl* request, Endpoint* sender, transport::RemoteMemory remote, std::size_t length,
                  uint64_t sender_request);
 
+  // --- peers that break the protocol (core/peers.cpp)
+  // Drops a malformed message: logs it, naming the peer that sent it (or
+  // claims to have; null: the message does not say), and disconnects a peer
+  // that does so repeatedly. Returns false, for the handler to return.
+  bool reject(Endpoint* sender, const char* what, std::size_t length);
+  // The same for a message naming a peer this worker does not know.
+  bool reject_unknown(uint64_t claimed_uuid, const char* what, std::size_t length);
+  // Fails the endpoint's lane for good and every operation that waits on the peer.
+  void fail_peer(Endpoint* ep, const char* why);
+  // A transport gave up on `lane` (or, with it null, on receiving through `iface`).
+  static void on_transport_failure(void* arg, transport::Iface* iface, transport::Ep* lane, const char* why);
+  // How messages name the peer: its job's name for it, else its host.
+  [[nodiscard]] std::string peer_label(Endpoint* ep) const;
+  [[nodiscard]] std::string label_of(uint64_t uuid) const;
+  // Acknowledges the send `ack_id` of the peer behind `ep`.
+  void send_ack(Endpoint* ep, uint64_t ack_id) { send_control(ep, tag::kAmSendAck, ack_id, uuid_); }
+
+  PeerFailureHandler peer_failure_handler_ = nullptr;
+  void* peer_failure_arg_ = nullptr;
+  PeerNamer peer_namer_ = nullptr;
+  void* peer_namer_arg_ = nullptr;
+  uint64_t rejected_messages_ = 0;
+  uint64_t rejected_unknown_ = 0;  // of those, naming no peer this worker knows
+  FailedLane failed_lane_;
+
   // --- wakeup (core/wakeup.cpp)
   [[nodiscard]] int efd() const noexcept { return epoll_fd_; }
   [[nodiscard]] Status arm();
@@ -128,9 +155,10 @@ class WorkerImpl {
   int signal_fd_ = -1;  // eventfd for signal()
   std::size_t blocked_endpoints_ = 0;  // endpoints whose sends wait for lane resources
   CpuHop cpu_hop_;  // single-threaded workers only
-  // Sends that complete on the receiver's acknowledgement: the ack names
-  // one by the id the send gave, which is checked here before use.
-  std::unordered_set<const RequestImpl*> awaiting_ack_;
+  // Sends that complete on the receiver's acknowledgement, by the id the
+  // send gave (its generation and index here): an ack from a peer is looked
+  // up, never taken as a pointer, and a stale or forged id finds nothing.
+  transport::SlotTable<RequestImpl*> acks_;
 
   // Sleeping in a thread-safe worker: one thread at a time (the leader)
   // sleeps on the wakeup fd; the others (followers) wait on a condition
@@ -158,13 +186,13 @@ void free_unexpected(WorkerImpl& worker, Message* message);
 // Receive-side handlers of the tag protocols (proto/*.cpp), registered on
 // every iface with the worker as `arg`.
 namespace proto {
-void on_hello(void* arg, const void* data, std::size_t length);
-void on_eager(void* arg, const void* data, std::size_t length);
-void on_eager_sync(void* arg, const void* data, std::size_t length);
-void on_eager_first(void* arg, const void* data, std::size_t length);
-void on_eager_middle(void* arg, const void* data, std::size_t length);
-void on_rndv_rts(void* arg, const void* data, std::size_t length);
-void on_send_ack(void* arg, const void* data, std::size_t length);
+bool on_hello(void* arg, const void* data, std::size_t length);
+bool on_eager(void* arg, const void* data, std::size_t length);
+bool on_eager_sync(void* arg, const void* data, std::size_t length);
+bool on_eager_first(void* arg, const void* data, std::size_t length);
+bool on_eager_middle(void* arg, const void* data, std::size_t length);
+bool on_rndv_rts(void* arg, const void* data, std::size_t length);
+bool on_send_ack(void* arg, const void* data, std::size_t length);
 }  // namespace proto
 
 }  // namespace tern::engine

@@ -85,6 +85,8 @@ Status WorkerImpl::open_ifaces() {
   iface_params.worker_uuid = uuid_;
   iface_params.expected_peers = params_.local_peers;
   iface_params.config = params_.config;
+  iface_params.on_failure = &WorkerImpl::on_transport_failure;
+  iface_params.failure_arg = this;
 
   using Factory = std::unique_ptr<transport::Iface> (*)(const transport::IfaceParams&, Status&);
   struct Candidate {
@@ -163,8 +165,8 @@ WorkerImpl::~WorkerImpl() {
                static_cast<unsigned long long>(uuid), length / 1024, static_cast<unsigned long long>(eager),
                static_cast<unsigned long long>(rndv));
     }
-    if (ep->pending_registered) ep->lane->pending_remove(&ep->pending);
-    ep->iface->destroy_ep(ep->lane);
+    if (ep->pending_registered) ep->own_lane->pending_remove(&ep->pending);
+    ep->iface->destroy_ep(ep->own_lane);
   }
   endpoints_.clear();
   ifaces_.clear();
@@ -202,6 +204,7 @@ Status WorkerImpl::connect(std::span<const std::byte> peer_address, Endpoint*& e
       ep->worker = this;
       ep->iface = iface.get();
       ep->lane = lane;
+      ep->own_lane = lane;
       ep->peer_uuid = peer.uuid;
       ep->peer_host = std::string(peer.host);
       const transport::IfaceAttr& attr = iface->attr();

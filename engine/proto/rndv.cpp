@@ -20,7 +20,7 @@ void on_get_done(transport::Completion* completion) {
   if (completion->status != Status::Ok) {
     TERN_LOG(Error, "rendezvous: get of %zu bytes failed: %s", r->info().length, to_string(completion->status));
   }
-  worker.send_control(r->endpoint, tag::kAmSendAck, r->peer_request, 0);
+  worker.send_ack(r->endpoint, r->peer_request);
   worker.complete(r, status);
 }
 
@@ -47,26 +47,31 @@ void WorkerImpl::start_get(RequestImpl* r, Endpoint* sender, transport::RemoteMe
 
 namespace proto {
 
-void on_rndv_rts(void* arg, const void* data, std::size_t length) {
+bool on_rndv_rts(void* arg, const void* data, std::size_t length) {
   auto& worker = *static_cast<WorkerImpl*>(arg);
-  if (length < sizeof(tag::RtsHeader)) return;
+  constexpr const char* kWhat = "rendezvous request";
+  if (length < sizeof(tag::RtsHeader)) return worker.reject(nullptr, kWhat, length);
   tag::RtsHeader header;
-  std::memcpy(&header, data, sizeof(header));
+  std::memcpy(&header, data, sizeof(header));  // once: the bytes may lie in memory the peer writes
   Endpoint* sender = worker.find_endpoint(header.sender_uuid);
-  if (sender == nullptr) {
-    TERN_LOG(Error, "rendezvous from unknown peer %016llx dropped", static_cast<unsigned long long>(header.sender_uuid));
-    return;
+  if (sender == nullptr) return worker.reject_unknown(header.sender_uuid, kWhat, length);
+  if (sender->failure != Status::Ok) return true;  // disconnected: said so then
+  // A rendezvous always waits for its acknowledgement, and its buffer is
+  // somewhere. The get itself copies at most the receive buffer, and the
+  // lane checks the address and the offer key against what it may reach.
+  if (header.length > kMaxMessageLength || header.sender_request == 0 || (header.address == 0 && header.length != 0)) {
+    return worker.reject(sender, kWhat, length);
   }
   if (tag::ExpectedEntry* entry = worker.matcher_.match_expected(header.tag)) {
     RequestImpl* r = RequestImpl::from_expected(entry);
     r->mutable_info() = {header.tag, header.length};
     worker.start_get(r, sender, {header.address, header.offer_key}, header.length, header.sender_request);
-    return;
+    return true;
   }
   Message* m = worker.unexpected_.get();
   if (m == nullptr) {
     TERN_LOG(Error, "rendezvous: no memory for an unexpected message; dropped");
-    return;
+    return true;
   }
   m->entry.tag = header.tag;
   m->kind = UnexpectedKind::Rendezvous;
@@ -79,6 +84,7 @@ void on_rndv_rts(void* arg, const void* data, std::size_t length) {
   m->data = m->inline_data;  // unused; keeps free_unexpected from freeing
   m->in_matcher = true;
   worker.matcher_.add_unexpected(&m->entry);
+  return true;
 }
 
 }  // namespace proto

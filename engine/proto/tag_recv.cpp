@@ -14,11 +14,14 @@
 namespace tern::engine {
 namespace {
 
+// The header of a message of `length` bytes, copied out once: the bytes
+// may lie in memory the peer can still write. False when the message is
+// too short to hold one.
 template <typename Header>
-Header read_header(const void* data) {
-  Header header;
+bool read_header(const void* data, std::size_t length, Header& header) {
+  if (TERN_UNLIKELY(length < sizeof(Header))) return false;
   std::memcpy(&header, data, sizeof(header));
-  return header;
+  return true;
 }
 
 // Copies what fits; the status says whether the message was cut.
@@ -72,12 +75,32 @@ Message* keep_unexpected(WorkerImpl& worker, uint64_t tag, std::size_t total_len
   return m;
 }
 
-Endpoint* sender_endpoint(WorkerImpl& worker, uint64_t uuid, const char* what) {
+// The endpoint of the peer a message says it came from, or null when the
+// message is to be dropped: nobody this worker knows (rejected), or a peer
+// already disconnected (quietly: that was reported when it happened).
+Endpoint* sender_endpoint(WorkerImpl& worker, uint64_t uuid, const char* what, std::size_t length) {
   Endpoint* ep = worker.find_endpoint(uuid);
   if (TERN_UNLIKELY(ep == nullptr)) {
-    TERN_LOG(Error, "%s from unknown peer %016llx dropped", what, static_cast<unsigned long long>(uuid));
+    (void)worker.reject_unknown(uuid, what, length);
+    return nullptr;
   }
-  return ep;
+  return TERN_LIKELY(ep->failure == Status::Ok) ? ep : nullptr;
+}
+
+// Gives up on the message now arriving from `sender` in fragments: a
+// matched receive ends with an error, an unexpected message is dropped.
+void abandon_incoming(WorkerImpl& worker, Endpoint* sender) {
+  if (RequestImpl* r = sender->rx_request) {
+    sender->rx_request = nullptr;
+    worker.complete(r, Status::IoError);
+  }
+  if (Message* m = sender->rx_unexpected) {
+    sender->rx_unexpected = nullptr;
+    if (m->in_matcher) {
+      worker.matcher_.remove_unexpected(&m->entry);
+      free_unexpected(worker, m);
+    }
+  }
 }
 
 }  // namespace
@@ -131,7 +154,7 @@ Status WorkerImpl::tag_probe(uint64_t tag, uint64_t mask, TagRecvInfo& info, Mes
     // A probe that removes the message matches it: a synchronous eager send
     // may complete now.
     if (m->kind == UnexpectedKind::Eager && m->sender_request != 0) {
-      send_control(m->sender, tag::kAmSendAck, m->sender_request, 0);
+      send_ack(m->sender, m->sender_request);
       m->sender_request = 0;
     }
   }
@@ -150,9 +173,15 @@ Status WorkerImpl::tag_msg_recv_nb(void* buffer, std::size_t length, Message* m,
     return Status::InvalidParam;
   }
   const TagRecvInfo found{m->entry.tag, m->length};
+  if (TERN_UNLIKELY(m->sender != nullptr && m->sender->failure != Status::Ok && m->arrived < m->length)) {
+    // The rest of it was to come from a peer that has been disconnected.
+    const Status failure = m->sender->failure;
+    free_unexpected(*this, m);
+    return failure;
+  }
   if (m->kind == UnexpectedKind::Eager) {
     if (m->sender_request != 0) {
-      send_control(m->sender, tag::kAmSendAck, m->sender_request, 0);
+      send_ack(m->sender, m->sender_request);
       m->sender_request = 0;
     }
     const std::size_t copied = std::min(m->arrived, length);
@@ -197,108 +226,147 @@ Status WorkerImpl::tag_msg_recv_nb(void* buffer, std::size_t length, Message* m,
 }
 
 // --- handlers
+//
+// Each checks every field it uses against the message's length and the
+// protocol's state before it uses it, and rejects (WorkerImpl::reject) what
+// does not fit: such a message is dropped and counted against its sender.
 
 namespace proto {
 
-void on_hello(void* arg, const void* data, std::size_t length) {
+bool on_hello(void* arg, const void* data, std::size_t length) {
   auto* worker = static_cast<WorkerImpl*>(arg);
   Endpoint* ep = nullptr;
-  Status status = worker->connect({static_cast<const std::byte*>(data), length}, ep);
+  const Status status = worker->connect({static_cast<const std::byte*>(data), length}, ep);
+  if (status == Status::InvalidParam) return worker->reject(nullptr, "hello", length);
   if (status != Status::Ok) TERN_LOG(Error, "hello: cannot connect back to a peer: %s", to_string(status));
+  return true;
 }
 
-void on_eager(void* arg, const void* data, std::size_t length) {
+bool on_eager(void* arg, const void* data, std::size_t length) {
   auto& worker = *static_cast<WorkerImpl*>(arg);
-  const uint64_t tag = read_header<uint64_t>(data);
-  const auto* payload = static_cast<const std::byte*>(data) + sizeof(uint64_t);
-  const std::size_t payload_length = length - sizeof(uint64_t);
+  uint64_t tag;
+  if (TERN_UNLIKELY(!read_header(data, length, tag))) return worker.reject(nullptr, "eager message", length);
+  const auto* payload = static_cast<const std::byte*>(data) + sizeof(tag);
+  const std::size_t payload_length = length - sizeof(tag);
   if (tag::ExpectedEntry* entry = worker.matcher_.match_expected(tag)) {
     deliver_whole(worker, RequestImpl::from_expected(entry), tag, payload, payload_length);
-    return;
+    return true;
   }
   (void)keep_unexpected(worker, tag, payload_length, payload, payload_length, nullptr, 0);
+  return true;
 }
 
-void on_eager_sync(void* arg, const void* data, std::size_t length) {
+bool on_eager_sync(void* arg, const void* data, std::size_t length) {
   auto& worker = *static_cast<WorkerImpl*>(arg);
-  const auto header = read_header<tag::EagerSyncHeader>(data);
-  Endpoint* sender = sender_endpoint(worker, header.sender_uuid, "synchronous send");
-  if (sender == nullptr) return;
+  constexpr const char* kWhat = "synchronous eager message";
+  tag::EagerSyncHeader header;
+  if (TERN_UNLIKELY(!read_header(data, length, header))) return worker.reject(nullptr, kWhat, length);
+  Endpoint* sender = sender_endpoint(worker, header.sender_uuid, kWhat, length);
+  if (sender == nullptr) return worker.find_endpoint(header.sender_uuid) != nullptr;
+  // A synchronous send always waits for its acknowledgement.
+  if (TERN_UNLIKELY(header.sender_request == 0)) return worker.reject(sender, kWhat, length);
   const auto* payload = static_cast<const std::byte*>(data) + sizeof(header);
   const std::size_t payload_length = length - sizeof(header);
   if (tag::ExpectedEntry* entry = worker.matcher_.match_expected(header.tag)) {
-    worker.send_control(sender, tag::kAmSendAck, header.sender_request, 0);
+    worker.send_ack(sender, header.sender_request);
     deliver_whole(worker, RequestImpl::from_expected(entry), header.tag, payload, payload_length);
-    return;
+    return true;
   }
   (void)keep_unexpected(worker, header.tag, payload_length, payload, payload_length, sender, header.sender_request);
+  return true;
 }
 
-void on_eager_first(void* arg, const void* data, std::size_t length) {
+bool on_eager_first(void* arg, const void* data, std::size_t length) {
   auto& worker = *static_cast<WorkerImpl*>(arg);
-  const auto header = read_header<tag::EagerFirstHeader>(data);
-  Endpoint* sender = sender_endpoint(worker, header.sender_uuid, "eager fragment");
-  if (sender == nullptr) return;
+  constexpr const char* kWhat = "first fragment";
+  tag::EagerFirstHeader header;
+  if (TERN_UNLIKELY(!read_header(data, length, header))) return worker.reject(nullptr, kWhat, length);
+  Endpoint* sender = sender_endpoint(worker, header.sender_uuid, kWhat, length);
+  if (sender == nullptr) return worker.find_endpoint(header.sender_uuid) != nullptr;
   const auto* payload = static_cast<const std::byte*>(data) + sizeof(header);
   const std::size_t payload_length = length - sizeof(header);
+  // The total announced bounds every copy below and after; fragments of one
+  // sender never interleave.
+  if (TERN_UNLIKELY(header.total_length < payload_length || header.total_length > kMaxMessageLength ||
+                    sender->rx_request != nullptr || sender->rx_unexpected != nullptr)) {
+    abandon_incoming(worker, sender);
+    return worker.reject(sender, kWhat, length);
+  }
+  const auto total = static_cast<std::size_t>(header.total_length);
   if (tag::ExpectedEntry* entry = worker.matcher_.match_expected(header.tag)) {
     RequestImpl* r = RequestImpl::from_expected(entry);
-    if (header.sender_request != 0) worker.send_control(sender, tag::kAmSendAck, header.sender_request, 0);
+    if (header.sender_request != 0) worker.send_ack(sender, header.sender_request);
     const std::size_t copied = std::min(payload_length, r->length);
     if (copied != 0) std::memcpy(r->buffer, payload, copied);
     r->offset = payload_length;
-    r->mutable_info() = {header.tag, header.total_length};
-    sender->rx_request = r;
-    return;
+    r->mutable_info() = {header.tag, total};
+    if (payload_length == total) {
+      worker.complete(r, total > r->length ? Status::Truncated : Status::Ok);
+    } else {
+      sender->rx_request = r;
+    }
+    return true;
   }
   // Later fragments from this sender land in it until it is whole.
-  sender->rx_unexpected = keep_unexpected(worker, header.tag, header.total_length, payload, payload_length, sender,
-                                          header.sender_request);
+  Message* m = keep_unexpected(worker, header.tag, total, payload, payload_length, sender, header.sender_request);
+  if (m != nullptr && payload_length != total) sender->rx_unexpected = m;
+  return true;
 }
 
-void on_eager_middle(void* arg, const void* data, std::size_t length) {
+bool on_eager_middle(void* arg, const void* data, std::size_t length) {
   auto& worker = *static_cast<WorkerImpl*>(arg);
-  const auto header = read_header<tag::FragmentHeader>(data);
-  Endpoint* sender = sender_endpoint(worker, header.sender_uuid, "eager fragment");
-  if (sender == nullptr) return;
+  constexpr const char* kWhat = "fragment";
+  tag::FragmentHeader header;
+  if (TERN_UNLIKELY(!read_header(data, length, header))) return worker.reject(nullptr, kWhat, length);
+  Endpoint* sender = sender_endpoint(worker, header.sender_uuid, kWhat, length);
+  if (sender == nullptr) return worker.find_endpoint(header.sender_uuid) != nullptr;
   const auto* payload = static_cast<const std::byte*>(data) + sizeof(header);
   const std::size_t payload_length = length - sizeof(header);
   if (RequestImpl* r = sender->rx_request) {
+    // No more than the first fragment announced.
+    if (TERN_UNLIKELY(payload_length > r->info().length - r->offset)) {
+      abandon_incoming(worker, sender);
+      return worker.reject(sender, kWhat, length);
+    }
     if (r->offset < r->length) {
       const std::size_t copied = std::min(payload_length, r->length - r->offset);
       std::memcpy(static_cast<char*>(r->buffer) + r->offset, payload, copied);
     }
     r->offset += payload_length;
-    if (r->offset >= r->info().length) {
+    if (r->offset == r->info().length) {
       sender->rx_request = nullptr;
       worker.complete(r, r->info().length > r->length ? Status::Truncated : Status::Ok);
     }
-    return;
+    return true;
   }
   if (Message* m = sender->rx_unexpected) {
-    const std::size_t copied = std::min(payload_length, m->length - m->arrived);
-    std::memcpy(m->data + m->arrived, payload, copied);
-    m->arrived += copied;
+    if (TERN_UNLIKELY(payload_length > m->length - m->arrived)) {
+      abandon_incoming(worker, sender);
+      return worker.reject(sender, kWhat, length);
+    }
+    std::memcpy(m->data + m->arrived, payload, payload_length);
+    m->arrived += payload_length;
     if (m->arrived == m->length) sender->rx_unexpected = nullptr;
-    return;
+    return true;
   }
-  TERN_LOG(Error, "eager: fragment without a message in progress from %016llx dropped",
-           static_cast<unsigned long long>(header.sender_uuid));
+  return worker.reject(sender, "fragment with no message in progress", length);
 }
 
-void on_send_ack(void* arg, const void* data, std::size_t length) {
+bool on_send_ack(void* arg, const void* data, std::size_t length) {
   auto& worker = *static_cast<WorkerImpl*>(arg);
-  if (length < sizeof(tag::SendAckHeader)) return;
-  const auto header = read_header<tag::SendAckHeader>(data);
-  // The id came from a peer: only a send of ours that waits for an
-  // acknowledgement may be completed by it (complete() forgets it).
-  auto* r = reinterpret_cast<RequestImpl*>(header.sender_request);
-  if (TERN_UNLIKELY(worker.awaiting_ack_.find(r) == worker.awaiting_ack_.end())) {
-    TERN_LOG(Error, "acknowledgement for request %#llx, which waits for none, dropped",
-             static_cast<unsigned long long>(header.sender_request));
-    return;
+  constexpr const char* kWhat = "acknowledgement";
+  tag::SendAckHeader header;
+  if (TERN_UNLIKELY(!read_header(data, length, header))) return worker.reject(nullptr, kWhat, length);
+  Endpoint* acker = worker.find_endpoint(header.receiver_uuid);
+  if (TERN_UNLIKELY(acker == nullptr)) return worker.reject_unknown(header.receiver_uuid, kWhat, length);
+  // The id came from a peer: it must name a send of ours that waits for an
+  // acknowledgement from that very peer (complete() forgets it).
+  RequestImpl** waiting = worker.acks_.find(header.sender_request);
+  if (TERN_UNLIKELY(waiting == nullptr || (*waiting)->endpoint != acker)) {
+    return worker.reject(acker, "acknowledgement for no send waiting on it", length);
   }
-  worker.complete(r, Status::Ok);
+  worker.complete(*waiting, Status::Ok);
+  return true;
 }
 
 }  // namespace proto

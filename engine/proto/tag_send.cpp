@@ -29,15 +29,14 @@ std::size_t pack_with_header(void* dest, std::size_t capacity, const Header& hea
 std::size_t pack_sync(void* dest, std::size_t capacity, void* arg) {
   auto* args = static_cast<PackArgs*>(arg);
   RequestImpl* r = args->request;
-  tag::EagerSyncHeader header{r->tag, r->worker->uuid_, reinterpret_cast<uint64_t>(r)};
+  tag::EagerSyncHeader header{r->tag, r->worker->uuid_, r->ack_id};
   return pack_with_header(dest, capacity, header, r->buffer, r->length, args->payload);
 }
 
 std::size_t pack_first(void* dest, std::size_t capacity, void* arg) {
   auto* args = static_cast<PackArgs*>(arg);
   RequestImpl* r = args->request;
-  const uint64_t ack_to = (r->flags & kSendSync) != 0 ? reinterpret_cast<uint64_t>(r) : 0;
-  tag::EagerFirstHeader header{r->tag, r->worker->uuid_, r->length, ack_to};
+  tag::EagerFirstHeader header{r->tag, r->worker->uuid_, r->length, r->ack_id};
   return pack_with_header(dest, capacity, header, r->buffer, r->length, args->payload);
 }
 
@@ -51,8 +50,8 @@ std::size_t pack_middle(void* dest, std::size_t capacity, void* arg) {
 
 std::size_t pack_rts(void* dest, std::size_t capacity, void* arg) {
   auto* r = static_cast<RequestImpl*>(arg);
-  tag::RtsHeader header{r->tag, r->worker->uuid_, reinterpret_cast<uint64_t>(r),
-                        reinterpret_cast<uint64_t>(r->buffer), r->length, r->offer_key};
+  tag::RtsHeader header{r->tag, r->worker->uuid_, r->ack_id, reinterpret_cast<uint64_t>(r->buffer), r->length,
+                        r->offer_key};
   if (capacity < sizeof(header)) return 0;
   std::memcpy(dest, &header, sizeof(header));
   return sizeof(header);
@@ -143,13 +142,13 @@ Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t len
     r->protocol = SendProtocol::Fragments;
   }
 
-  const bool acknowledged = r->protocol == SendProtocol::Rendezvous || sync;
-  if (acknowledged) awaiting_ack_.insert(r);
+  if (r->protocol == SendProtocol::Rendezvous || sync) r->ack_id = acks_.add(r);
   Status status = ep->send_queue.empty() ? send_progress(r) : Status::WouldBlock;
   if (status == Status::WouldBlock) {
     enqueue_send(ep, r);
   } else if (status != Status::InProgress) {
-    if (acknowledged) awaiting_ack_.erase(r);
+    if (r->ack_id != 0) acks_.remove(r->ack_id);
+    if (r->offer_key != 0) ep->own_lane->withdraw_zcopy(r->offer_key);
     requests_.put(r);  // finished at once, or failed
     return status;
   }
@@ -243,7 +242,10 @@ void WorkerImpl::send_control(Endpoint* ep, uint8_t am_id, uint64_t word0, uint6
   if (ep->send_queue.empty()) {
     Status status = send_control_now(*this, ep, am_id, word0, word1);
     if (status != Status::WouldBlock) {
-      if (status != Status::Ok) TERN_LOG(Error, "send: control message %u failed: %s", am_id, to_string(status));
+      // To a disconnected peer the failure was reported when it happened.
+      if (status != Status::Ok && ep->failure == Status::Ok) {
+        TERN_LOG(Error, "send: control message %u to %s failed: %s", am_id, peer_label(ep).c_str(), to_string(status));
+      }
       return;
     }
   }

@@ -29,7 +29,7 @@ struct EagerFirstHeader {
   uint64_t tag;
   uint64_t sender_uuid;
   uint64_t total_length;
-  uint64_t sender_request;  // non-zero for synchronous sends
+  uint64_t sender_request;  // non-zero for synchronous sends: the ack id
 };
 
 struct FragmentHeader {
@@ -45,9 +45,13 @@ struct RtsHeader {
   uint64_t offer_key;  // the lane's offer of that buffer (Ep::offer_zcopy); 0: none
 };
 
+// The ids that name a sender's request on the wire (sender_request above
+// and here) are its worker's ack ids, {generation, index + 1} in a table of
+// sends waiting for an acknowledgement, never pointers: the sender looks
+// them up and refuses what names nothing.
 struct SendAckHeader {
   uint64_t sender_request;
-  int64_t status;  // tern::Status of the receive side
+  uint64_t receiver_uuid;  // the acknowledging worker: only the peer sent to may acknowledge
 };
 
 static_assert(std::is_trivially_copyable_v<EagerFirstHeader> && sizeof(EagerFirstHeader) == 32);

@@ -108,9 +108,11 @@ class FifoSender {
       // Signed: a stale head may lag a fresh tail; the CAS then fails and
       // brings the current head.
       if (TERN_UNLIKELY(static_cast<int64_t>(head - cached_tail_) >= static_cast<int64_t>(count_))) {
+        if (TERN_UNLIKELY(corrupt_)) return nullptr;
         // Acquire: the receiver has finished reading the cells it released.
         cached_tail_ = indices_->tail.load(std::memory_order_acquire);
         if (static_cast<int64_t>(head - cached_tail_) >= static_cast<int64_t>(count_)) return nullptr;
+        if (TERN_UNLIKELY(tail_beyond_head())) return nullptr;
       }
       // Relaxed is enough: the cell's reuse is ordered by the tail's acquire
       // above, and its contents by the sequence store in publish().
@@ -122,6 +124,10 @@ class FifoSender {
       }
     }
   }
+
+  // True once a claim found indices no receiver leaves (a tail past the
+  // head): the FIFO is corrupted and every claim fails from then on.
+  [[nodiscard]] bool corrupt() const noexcept { return corrupt_; }
 
   // True when a claim would find a free cell now (reloads the tail if needed).
   [[nodiscard]] bool has_room() noexcept {
@@ -220,9 +226,21 @@ class FifoSender {
     return reinterpret_cast<FifoCellHeader*>(cells_ + (index & mask_) * stride_);
   }
 
+  // The receiver releases only cells that were claimed, so a tail read
+  // before the head never passes it. A head loaded earlier may lag it, so
+  // the head is read again first.
+  [[nodiscard]] bool tail_beyond_head() noexcept {
+    const uint64_t head = indices_->head.load(std::memory_order_acquire);
+    if (static_cast<int64_t>(head - cached_tail_) >= 0) return false;
+    corrupt_ = true;
+    cached_tail_ = head - count_;  // the FIFO looks full: later claims stop at corrupt_
+    return true;
+  }
+
   FifoIndices* indices_ = nullptr;
   std::byte* cells_ = nullptr;
   uint64_t cached_tail_ = 0;
+  bool corrupt_ = false;
   uint64_t last_claimed_ = 0;
   bool claimed_any_ = false;
   uint32_t count_ = 0;
@@ -282,6 +300,29 @@ class FifoReceiver {
   [[nodiscard]] std::size_t length(const FifoCellHeader* cell) const noexcept {
     return cell->length <= max_message_ ? cell->length : max_message_;
   }
+  [[nodiscard]] std::size_t max_message() const noexcept { return max_message_; }
+
+  enum class Health : uint8_t {
+    Healthy,
+    Waiting,  // a sender claimed the next cell and has not published it yet
+    Corrupt,  // the shared indices hold what no sender or receiver leaves
+  };
+  // Checks the shared indices against what only this receiver knows. Reads
+  // the senders' head line: for idle moments, not for every poll.
+  [[nodiscard]] Health health() const noexcept {
+    const uint64_t head = indices_->head.load(std::memory_order_acquire);
+    // Only this receiver writes the tail, and senders claim at most one
+    // FIFO's worth past what it published.
+    if (indices_->tail.load(std::memory_order_relaxed) != published_ ||
+        static_cast<int64_t>(head - tail_) < 0 || head - published_ > mask_ + uint64_t{1}) {
+      return Health::Corrupt;
+    }
+    if (head != tail_ && peek() == nullptr) return Health::Waiting;
+    return Health::Healthy;
+  }
+  [[nodiscard]] uint64_t tail() const noexcept { return tail_; }
+  [[nodiscard]] uint64_t shared_head() const noexcept { return indices_->head.load(std::memory_order_relaxed); }
+  [[nodiscard]] uint64_t shared_tail() const noexcept { return indices_->tail.load(std::memory_order_relaxed); }
 
   // Done with the peeked cell locally; senders learn of it at publish_tail().
   void pop(const FifoCellHeader* cell) noexcept {

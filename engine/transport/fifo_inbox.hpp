@@ -21,6 +21,8 @@ namespace tern::engine::transport {
 class FifoInbox {
  public:
   FifoInbox() noexcept { handlers_.fill({&drop, nullptr}); }
+  FifoInbox(const FifoInbox&) = delete;
+  FifoInbox& operator=(const FifoInbox&) = delete;
 
   void attach(FifoIndices* indices, std::byte* cells, FifoGeometry geometry) noexcept {
     rx_ = FifoReceiver(indices, cells, geometry);
@@ -37,10 +39,45 @@ class FifoInbox {
     ring_bytes_ = bytes;
   }
 
-  // Ids past kMaxAmId are ignored; a null handler drops the id's messages.
+  // Ids past kMaxAmId are ignored; a null handler drops the id's messages
+  // (counted as rejected: no sender uses an id nobody handles).
   void set_handler(uint8_t id, AmHandler handler, void* arg) noexcept {
     if (id >= kMaxAmId) return;
     handlers_[id] = handler != nullptr ? Slot{handler, arg} : Slot{&drop, nullptr};
+  }
+
+  [[nodiscard]] const FifoReceiver& receiver() const noexcept { return rx_; }
+
+  // Messages dropped here or refused by their handler so far.
+  [[nodiscard]] uint64_t rejected() const noexcept { return rejected_; }
+
+  // The FIFO's state from its shared indices (see FifoReceiver::health),
+  // with a bound on how long a claimed cell may stay unpublished: a sender
+  // writes its cell within microseconds of claiming it, so one that stays
+  // empty past `stall_limit_ns` is a hole no sender will fill (a trashed
+  // head), and waiting for it would hang the receiver.
+  [[nodiscard]] FifoReceiver::Health health(uint64_t now_ns, uint64_t stall_limit_ns) noexcept {
+    const FifoReceiver::Health health = rx_.health();
+    if (health != FifoReceiver::Health::Waiting) {
+      stalled_ = false;
+      return health;
+    }
+    if (!stalled_ || stalled_tail_ != rx_.tail()) {
+      stalled_ = true;
+      stalled_tail_ = rx_.tail();
+      stalled_since_ns_ = now_ns;
+      return health;
+    }
+    return now_ns - stalled_since_ns_ > stall_limit_ns ? FifoReceiver::Health::Corrupt : health;
+  }
+
+  // Stops reading the FIFO and the rings for good (they are corrupted):
+  // later polls find nothing.
+  void detach() noexcept {
+    DeadFifo& dead = dead_fifo();
+    rx_ = FifoReceiver(&dead.indices, dead.cells, kDeadGeometry);
+    rings_claimed_ = nullptr;
+    rings_.clear();
   }
 
   // Delivers up to `limit` messages. A handler may send (even to this
@@ -56,9 +93,14 @@ class FifoInbox {
       rx_.pop(cell);
       if (TERN_LIKELY((cell->flags & kFifoCellSkip) == 0)) {
         // The table covers every 8-bit id, so an id from a confused peer
-        // needs no check: unknown ids reach `drop`.
+        // needs no check: unknown ids reach `drop`. Fields are read once:
+        // the cell is memory other processes can write.
         const Slot& slot = handlers_[cell->am_id];
-        slot.handler(slot.arg, FifoReceiver::data(cell), rx_.length(cell));
+        const std::size_t length = cell->length;
+        if (TERN_UNLIKELY(length > rx_.max_message() ||
+                          !slot.handler(slot.arg, FifoReceiver::data(cell), length))) {
+          ++rejected_;
+        }
       }
       ++count;
       if (outermost && rx_.batch_full()) rx_.publish_tail();
@@ -78,7 +120,20 @@ class FifoInbox {
     void* arg;
   };
 
-  static void drop(void*, const void*, std::size_t) noexcept {}
+  static bool drop(void*, const void*, std::size_t) noexcept { return false; }
+
+  // What detach() points receivers at: cells that never fill, shared and
+  // never written (a receiver that pops nothing publishes nothing).
+  static constexpr FifoGeometry kDeadGeometry{FifoGeometry::kMinCells, FifoGeometry::kMinCellSize};
+  struct DeadFifo {
+    FifoIndices indices;
+    alignas(kCacheLine) std::byte cells[FifoGeometry::kMinCells * FifoGeometry::kMinCellSize];
+    DeadFifo() noexcept { fifo_init(&indices, cells, kDeadGeometry); }
+  };
+  static DeadFifo& dead_fifo() noexcept {
+    static DeadFifo fifo;
+    return fifo;
+  }
 
   template <std::memory_order Order>
   [[nodiscard]] bool ring_ready() {
@@ -100,7 +155,11 @@ class FifoInbox {
       while (const RingRecordHeader* record = ring.peek()) {
         ring.pop();
         const Slot& slot = handlers_[record->am_id];
-        slot.handler(slot.arg, RingReceiver::data(record), RingReceiver::length(record));
+        const std::size_t length = record->length;
+        if (TERN_UNLIKELY(length > kRingMaxMessage ||
+                          !slot.handler(slot.arg, RingReceiver::data(record), length))) {
+          ++rejected_;
+        }
         ++count;
       }
       // As with the FIFO, only the outermost call knows that no handler
@@ -130,6 +189,11 @@ class FifoInbox {
   std::size_t ring_stride_ = 0;
   std::size_t ring_bytes_ = 0;
   std::vector<RingReceiver> rings_;
+  // Cold: touched only by rejected messages and health checks.
+  uint64_t rejected_ = 0;
+  bool stalled_ = false;
+  uint64_t stalled_tail_ = 0;
+  uint64_t stalled_since_ns_ = 0;
 };
 
 }  // namespace tern::engine::transport

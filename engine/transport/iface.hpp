@@ -30,8 +30,21 @@ inline constexpr unsigned kMaxAmId = 32;
 
 // Handler for an incoming active message. `data` is only valid during the
 // call: the handler copies what it keeps. `length` counts the 8-byte header
-// of am_short (first 8 bytes of `data`) as part of the message.
-using AmHandler = void (*)(void* arg, const void* data, std::size_t length);
+// of am_short (first 8 bytes of `data`) as part of the message. Every byte
+// came from a peer and may be anything: the handler checks what it reads
+// (once: `data` may lie in memory the peer still writes) and returns false
+// for a malformed message, which the transport then holds against the
+// connection it came on where it knows one (tcp drops it).
+using AmHandler = bool (*)(void* arg, const void* data, std::size_t length);
+
+class Ep;
+class Iface;
+
+// Told when a transport gives up on a peer because of what it received:
+// the peer broke the protocol and its endpoint `lane` now fails every
+// operation; or, with `lane` null, `iface` can no longer receive from any
+// peer (its receive FIFO was found corrupted). `why` is for the log.
+using FailureHandler = void (*)(void* arg, Iface* iface, Ep* lane, const char* why);
 
 // Fills `dest` (at most `capacity` bytes) and returns the number of bytes written.
 using PackCallback = std::size_t (*)(void* dest, std::size_t capacity, void* arg);

@@ -16,6 +16,8 @@ struct IfaceParams {
   uint64_t worker_uuid = 0;     // unique per worker, job-wide
   unsigned expected_peers = 0;  // local processes that will attach; 0: not known
   runtime::Config config;
+  FailureHandler on_failure = nullptr;  // may stay null
+  void* failure_arg = nullptr;
 };
 
 [[nodiscard]] std::unique_ptr<Iface> create_self_iface(const IfaceParams& params, Status& status);

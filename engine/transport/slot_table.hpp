@@ -1,14 +1,16 @@
 // Objects named by a 64-bit id that a peer echoes back (a get in flight, a
-// registered region): the id is {generation, index + 1}, so an id from a
-// confused or stale peer finds nothing instead of something else, and a
-// lookup never trusts a pointer from the wire. Id 0 is never given out.
+// registered region, a send waiting for its acknowledgement): the id is
+// {generation, index + 1}, so an id from a confused, stale or hostile peer
+// finds nothing instead of something else, in O(1), and no lookup trusts a
+// pointer from the wire. Id 0 is never given out. Storage grows only past
+// the most entries ever held at once.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-namespace tern::engine::transport::tcp {
+namespace tern::engine::transport {
 
 template <typename T>
 class SlotTable {
@@ -21,6 +23,8 @@ class SlotTable {
     } else {
       index = static_cast<uint32_t>(slots_.size());
       slots_.push_back({});
+      // So that remove(), which is noexcept, never allocates.
+      free_.reserve(slots_.capacity());
     }
     Slot& slot = slots_[index];
     slot.value = value;
@@ -69,4 +73,4 @@ class SlotTable {
   std::size_t used_ = 0;
 };
 
-}  // namespace tern::engine::transport::tcp
+}  // namespace tern::engine::transport

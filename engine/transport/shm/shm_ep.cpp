@@ -72,9 +72,23 @@ Status ShmEp::am_short(uint8_t id, uint64_t header, const void* payload, std::si
                           : fifo_.send_short(id, header, payload, length);
     if (TERN_UNLIKELY(!sent)) waiting_for_ = WaitingFor::FifoRoom;
   }
-  if (TERN_UNLIKELY(!sent)) return Status::WouldBlock;
+  if (TERN_UNLIKELY(!sent)) return full_or_failed();
   wake_peer_if_armed();
   return Status::Ok;
+}
+
+Status ShmEp::full_or_failed() noexcept {
+  if (TERN_LIKELY(!fifo_.corrupt())) return Status::WouldBlock;
+  if (!reported_corrupt_) {
+    reported_corrupt_ = true;
+    TERN_LOG(Error, "shm: the receive queue of process %d is corrupted (its tail is past its head)",
+             static_cast<int>(peer_.pid));
+    // Told from the iface's progress, not from inside this send, whose
+    // caller is still at work on its queues.
+    failure_to_report_ = true;
+    iface_.schedule_pending(*this);
+  }
+  return Status::IoError;
 }
 
 ssize_t ShmEp::am_bcopy(uint8_t id, PackCallback pack, void* arg) {
@@ -86,10 +100,10 @@ ssize_t ShmEp::am_bcopy(uint8_t id, PackCallback pack, void* arg) {
   // Also after a failed pack: its empty cell was published.
   if (result != static_cast<ssize_t>(Status::WouldBlock)) {
     wake_peer_if_armed();
-  } else {
-    waiting_for_ = WaitingFor::FifoRoom;
+    return result;
   }
-  return result;
+  waiting_for_ = WaitingFor::FifoRoom;
+  return static_cast<ssize_t>(full_or_failed());
 }
 
 void ShmEp::wake_peer() noexcept {

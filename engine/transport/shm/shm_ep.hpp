@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <utility>
 
 #include "offer.hpp"
 #include "shared_arena.hpp"
@@ -61,6 +62,8 @@ class ShmEp final : public Ep {
 
   // For the iface's progress.
   [[nodiscard]] bool pending_empty() const noexcept { return pending_.empty(); }
+  // True once, after a send found the peer's FIFO corrupted.
+  [[nodiscard]] bool take_failure() noexcept { return std::exchange(failure_to_report_, false); }
   // Whether the send that last returned WouldBlock would now go out.
   [[nodiscard]] bool has_room() noexcept {
     switch (waiting_for_) {
@@ -140,6 +143,9 @@ class ShmEp final : public Ep {
     return true;
   }
   void claim_ring(SegmentHeader* header) noexcept;
+  // A claim on the peer's FIFO failed: WouldBlock when it is full, IoError
+  // (reported once) when it is corrupted.
+  [[nodiscard]] Status full_or_failed() noexcept;
 
   enum class WaitingFor : uint8_t { FifoRoom, RingRoom, RingDrained };
 
@@ -163,6 +169,8 @@ class ShmEp final : public Ep {
   const std::atomic<uint32_t>* peer_copying_;
   PeerArena arena_;  // mapped on the first copy that falls in it
   std::deque<ZcopyOp> zcopy_ops_;
+  bool reported_corrupt_ = false;
+  bool failure_to_report_ = false;
 };
 
 }  // namespace tern::engine::transport::shm

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -17,6 +18,19 @@ namespace shm {
 namespace {
 
 constexpr std::size_t kDefaultCmaChunk = std::size_t{4} << 20;
+// Empty polls between two checks of the FIFO's shared indices (which reads
+// the senders' head line): a few milliseconds of spinning.
+constexpr uint32_t kPollsPerCheck = 1u << 16;
+// How long a claimed cell may stay empty. A sender fills it within
+// microseconds; the bound leaves room for one that is descheduled or
+// stopped (a debugger, SIGSTOP) before the receiver gives up on the FIFO.
+constexpr uint64_t kDefaultStallLimitNs = 10'000'000'000ull;
+
+uint64_t now_ns() noexcept {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
 constexpr std::size_t kMaxJobTag = 40;
 constexpr int kNameAttempts = 64;
 
@@ -86,7 +100,10 @@ ShmIface::ShmIface(const IfaceParams& params, FifoGeometry geometry, std::string
       cma_mode_(params.config.cma),
       cma_chunk_(params.config.cma_chunk != 0 ? params.config.cma_chunk : kDefaultCmaChunk),
       split_copies_(params.config.cma_split != runtime::Switch::Off),
-      fence_before_sleep_(remote_fence_available()) {
+      fence_before_sleep_(remote_fence_available()),
+      on_failure_(params.on_failure),
+      failure_arg_(params.failure_arg),
+      stall_limit_ns_(kDefaultStallLimitNs) {
   auto* cells = static_cast<std::byte*>(segment_.base()) + kCellsOffset;
   new (header_) SegmentHeader();
   header_->version = kSegmentVersion;
@@ -153,6 +170,7 @@ void ShmIface::release_shared_names() noexcept {
 unsigned ShmIface::progress() {
   // At most one FIFO's worth, so a peer that keeps sending cannot hold us.
   unsigned events = inbox_.poll(cells_);
+  if (events == 0 && (++idle_polls_ & (kPollsPerCheck - 1)) == 0) (void)check_inbox();
   if (TERN_UNLIKELY(!pending_eps_.empty())) events += dispatch_pending();
   if (TERN_UNLIKELY(!zcopy_eps_.empty())) {
     events += progress_zcopy();
@@ -167,6 +185,7 @@ unsigned ShmIface::dispatch_pending() {
   unsigned events = 0;
   for (ShmEp* ep = pending_eps_.front(); ep != nullptr;) {
     ShmEp* next = pending_eps_.next(ep);
+    if (TERN_UNLIKELY(ep->take_failure())) peer_failed(*ep, "its shared-memory receive queue is corrupted");
     // has_room reads the peer's tail line only while entries wait.
     if (!ep->pending_empty() && ep->has_room()) events += ep->dispatch_pending();
     if (ep->pending_empty()) pending_eps_.remove(ep);
@@ -289,9 +308,35 @@ void ShmIface::destroy_ep(Ep* ep) {
   delete found;
 }
 
+FifoReceiver::Health ShmIface::check_inbox() {
+  using Health = FifoReceiver::Health;
+  if (inbox_lost_) return Health::Corrupt;
+  const FifoReceiver& rx = inbox_.receiver();
+  const uint64_t head = rx.shared_head();
+  const uint64_t tail = rx.shared_tail();
+  const Health health = inbox_.health(now_ns(), stall_limit_ns_);
+  if (health != Health::Corrupt) return health;
+  TERN_LOG(Error,
+           "shm: receive queue %s is corrupted (head %llu, shared tail %llu, next to read %llu): something other "
+           "than its senders wrote it; messages from local peers can no longer be received",
+           address_.segment_name.c_str(), static_cast<unsigned long long>(head), static_cast<unsigned long long>(tail),
+           static_cast<unsigned long long>(rx.tail()));
+  inbox_.detach();
+  inbox_lost_ = true;
+  if (on_failure_ != nullptr) on_failure_(failure_arg_, this, nullptr, "its shared-memory receive queue is corrupted");
+  return health;
+}
+
+void ShmIface::peer_failed(ShmEp& ep, const char* why) noexcept {
+  if (on_failure_ != nullptr) on_failure_(failure_arg_, this, &ep, why);
+}
+
 Status ShmIface::arm() {
   // Waiting entries and queued copies need our progress, not a peer's send.
   if (!pending_eps_.empty() || !zcopy_eps_.empty()) return Status::Busy;
+  // A claimed cell that stays empty is waited for awake, so that the bound
+  // on that wait can end it (FifoInbox::health) instead of a sleep forever.
+  if (check_inbox() == FifoReceiver::Health::Waiting) return Status::Busy;
   // The receiver's half of the handshake in FifoSender::publish; senders
   // that publish without a fence get theirs from remote_fence().
   header_->armed.store(1, std::memory_order_seq_cst);

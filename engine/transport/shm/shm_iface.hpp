@@ -56,6 +56,18 @@ class ShmIface final : public Iface {
   [[nodiscard]] std::size_t cma_chunk() const noexcept { return cma_chunk_; }
   [[nodiscard]] bool split_copies() const noexcept { return split_copies_; }
   [[nodiscard]] OfferTable& offers() noexcept { return offers_; }
+  // An endpoint found its peer's FIFO corrupted.
+  void peer_failed(ShmEp& ep, const char* why) noexcept;
+
+  // Messages of our FIFO and rings dropped as malformed (tests, diagnostics).
+  [[nodiscard]] uint64_t rejected_messages() const noexcept { return inbox_.rejected(); }
+  // How long a claimed cell may stay unpublished before the FIFO counts as
+  // corrupted (FifoInbox::health); tests shorten it.
+  void set_stall_limit(uint64_t nanoseconds) noexcept { stall_limit_ns_ = nanoseconds; }
+  // Checks the FIFO's shared indices now (progress does so when idle, arm
+  // before every sleep); Corrupt once the FIFO was found corrupted,
+  // reported and let go.
+  FifoReceiver::Health check_inbox();
 
  private:
   ShmIface(const IfaceParams& params, FifoGeometry geometry, std::string segment_name, ShmSegment segment,
@@ -68,6 +80,7 @@ class ShmIface final : public Iface {
   runtime::IntrusiveList<ShmEp, &ShmEp::pending_hook> pending_eps_;
   runtime::IntrusiveList<ShmEp, &ShmEp::zcopy_hook> zcopy_eps_;
   uint32_t cells_;
+  uint32_t idle_polls_ = 0;  // empty polls, for the health check every kPollsPerCheck
   FifoInbox inbox_;
 
   SegmentHeader* header_;
@@ -85,6 +98,10 @@ class ShmIface final : public Iface {
   SharedArena arena_;
   // Peers read this word with CMA to learn whether the kernel lets them.
   uint64_t probe_word_ = kProbeMagic;
+  FailureHandler on_failure_;
+  void* failure_arg_;
+  uint64_t stall_limit_ns_;
+  bool inbox_lost_ = false;  // the FIFO was found corrupted and let go
 };
 
 }  // namespace tern::engine::transport::shm

@@ -73,6 +73,12 @@ class TcpConnection {
   [[nodiscard]] Status send_handshake(const HandshakeBody& body);
 
   [[nodiscard]] bool has_room() const noexcept { return staged_bytes() < tx_limit_; }
+  // Replies to the peer's requests (gets, flushes, atomics) are queued
+  // past tx_limit, since dropping one would hang the peer; but a peer that
+  // keeps asking and never reads is not served without end.
+  [[nodiscard]] bool backlog_bearable() const noexcept {
+    return staged_bytes() <= kBacklogLimits * tx_limit_ && tx_.size() <= kMaxQueuedFrames;
+  }
   [[nodiscard]] bool tx_idle() const noexcept { return tx_.empty(); }
   [[nodiscard]] bool wants_write() const noexcept { return !tx_.empty() && state_ == State::Open; }
 
@@ -93,6 +99,9 @@ class TcpConnection {
   bool puts_unflushed = false;  // a put went out since the last flush
 
  private:
+  static constexpr std::size_t kBacklogLimits = 16;
+  static constexpr std::size_t kMaxQueuedFrames = std::size_t{1} << 20;
+
   struct TxItem {
     const std::byte* data;  // zero copy: the caller's bytes; null: at `staged` in staging_
     std::size_t staged;

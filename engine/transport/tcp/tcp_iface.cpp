@@ -63,7 +63,8 @@ std::unique_ptr<Iface> TcpIface::create(const IfaceParams& params, Status& statu
   return iface;
 }
 
-TcpIface::TcpIface(const IfaceParams& params, int epoll_fd) : uuid_(params.worker_uuid), epoll_fd_(epoll_fd) {
+TcpIface::TcpIface(const IfaceParams& params, int epoll_fd)
+    : uuid_(params.worker_uuid), epoll_fd_(epoll_fd), on_failure_(params.on_failure), failure_arg_(params.failure_arg) {
   const runtime::Config& config = params.config;
   attr_.name = "tcp";
   attr_.flags = kCapAmShort | kCapAmBcopy | kCapGetZcopy | kCapPutZcopy | kCapWakeup | kCapRma;
@@ -253,12 +254,18 @@ void TcpIface::on_frame(TcpConnection& connection, const FrameHeader& header, co
         return;
       }
       const Handler& handler = handlers_[header.am_id];
-      if (handler.fn != nullptr) handler.fn(handler.arg, body, length);
+      if (handler.fn != nullptr && TERN_UNLIKELY(!handler.fn(handler.arg, body, length))) {
+        protocol_error(connection, "malformed active message");
+      }
       return;
     }
     case FrameType::GetRequest: {
       GetRequestBody request{};
       if (length != sizeof(request)) break;
+      if (TERN_UNLIKELY(!connection.backlog_bearable())) {
+        protocol_error(connection, "requests keep coming while their replies are not read");
+        return;
+      }
       std::memcpy(&request, body, sizeof(request));
       serve_get(connection, request);
       return;
@@ -266,13 +273,15 @@ void TcpIface::on_frame(TcpConnection& connection, const FrameHeader& header, co
     case FrameType::Flush: {
       FlushBody flush{};
       if (length != sizeof(flush)) break;
+      if (TERN_UNLIKELY(!connection.backlog_bearable())) {
+        protocol_error(connection, "requests keep coming while their replies are not read");
+        return;
+      }
       std::memcpy(&flush, body, sizeof(flush));
       FrameHeader reply{sizeof(flush), static_cast<uint8_t>(FrameType::FlushReply), 0, 0};
-      if (connection.send_copy(reply, &flush, sizeof(flush)) == Status::WouldBlock) {
-        // Replies may exceed the queue limit: dropping one would hang the peer.
-        (void)connection.flush();
-        while (connection.send_copy(reply, &flush, sizeof(flush)) == Status::WouldBlock) (void)connection.flush();
-      }
+      // Replies may exceed the queue limit (dropping one would hang the
+      // peer), up to the bound checked above.
+      (void)connection.send_zcopy(reply, &flush, sizeof(flush), nullptr, 0, nullptr);
       return;
     }
     case FrameType::FlushReply: {
@@ -292,6 +301,10 @@ void TcpIface::on_frame(TcpConnection& connection, const FrameHeader& header, co
     case FrameType::Atomic: {
       AtomicBody request{};
       if (length != sizeof(request)) break;
+      if (TERN_UNLIKELY(!connection.backlog_bearable())) {
+        protocol_error(connection, "requests keep coming while their replies are not read");
+        return;
+      }
       std::memcpy(&request, body, sizeof(request));
       serve_atomic(connection, request);
       return;
@@ -363,6 +376,7 @@ void TcpIface::connection_failed(TcpConnection& connection, Status reason, int e
 }
 
 void TcpIface::protocol_error(TcpConnection& connection, const char* what) {
+  if (connection.state() == TcpConnection::State::Failed) return;
   if (connection.state() == TcpConnection::State::Accepting) {
     TERN_LOG(Warn, "tcp: refused a connection from %s: %s", connection.peer_name.c_str(), what);
     discard(connection);
@@ -376,6 +390,12 @@ void TcpIface::protocol_error(TcpConnection& connection, const char* what) {
   }
   connection.fail(Status::IoError);
   fail_outstanding(connection, Status::IoError);
+  // The endpoints on it fail from now on; their owner learns why.
+  if (on_failure_ != nullptr) {
+    for (TcpEp* ep = eps_.front(); ep != nullptr; ep = eps_.next(ep)) {
+      if (&ep->connection() == &connection) on_failure_(failure_arg_, this, ep, what);
+    }
+  }
 }
 
 void TcpIface::discard(TcpConnection& connection) {

@@ -21,7 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "slot_table.hpp"
+#include "transport/slot_table.hpp"
 #include "tcp_address.hpp"
 #include "tcp_connection.hpp"
 #include "tcp_ep.hpp"
@@ -154,6 +154,8 @@ class TcpIface final : public Iface {
   SlotTable<FlushInFlight> flushes_;
   SlotTable<AtomicInFlight> atomics_;
   std::vector<std::byte> scratch_;  // am_bcopy packs here
+  FailureHandler on_failure_;
+  void* failure_arg_;
 };
 
 }  // namespace tern::engine::transport::tcp

@@ -119,14 +119,14 @@ std::byte* TcpIface::bulk_destination(TcpConnection& connection, const FrameHead
     return nullptr;
   }
   if (reply.status != 0) {
-    if (data_length != 0) {
-      protocol_error(connection, "a failed get's reply carries data");
-      return nullptr;
+    if (data_length != 0 || reply.status > 0 || reply.status < INT8_MIN) {
+      protocol_error(connection, "a failed get's reply carries data or no known error");
     }
     return nullptr;
   }
-  if (reply.offset > get->length || data_length > get->length - reply.offset) {
-    protocol_error(connection, "get reply beyond the get's buffer");
+  // Replies come in order, one after the other, each within the get.
+  if (reply.offset != get->received || data_length > get->length - reply.offset) {
+    protocol_error(connection, "get reply out of order or beyond the get's buffer");
     return nullptr;
   }
   return get->destination + reply.offset;

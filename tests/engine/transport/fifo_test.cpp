@@ -20,12 +20,13 @@ struct Received {
   std::vector<std::size_t> lengths;
 };
 
-void record(void* arg, const void* data, std::size_t length) {
+bool record(void* arg, const void* data, std::size_t length) {
   auto* received = static_cast<Received*>(arg);
   uint64_t header = 0;
   if (length >= sizeof(header)) std::memcpy(&header, data, sizeof(header));
   received->headers.push_back(header);
   received->lengths.push_back(length);
+  return true;
 }
 
 class FifoTest : public ::testing::Test {
@@ -83,9 +84,10 @@ TEST(FifoCells, ThreeLineCellsKeepFullMessagesApart) {
   std::vector<std::vector<unsigned char>> received;
   inbox.set_handler(
       1,
-      [](void* arg, const void* data, std::size_t length) {
+      [](void* arg, const void* data, std::size_t length) -> bool {
         const auto* bytes = static_cast<const unsigned char*>(data);
         static_cast<std::vector<std::vector<unsigned char>>*>(arg)->emplace_back(bytes, bytes + length);
+        return true;
       },
       &received);
   const std::size_t payload = geometry.max_message() - sizeof(uint64_t);

@@ -137,10 +137,11 @@ struct Log {
   std::vector<uint64_t> headers;
 };
 
-void log_message(void* arg, const void* data, std::size_t) {
+bool log_message(void* arg, const void* data, std::size_t) {
   uint64_t header = 0;
   std::memcpy(&header, data, sizeof(header));
   static_cast<Log*>(arg)->headers.push_back(header);
+  return true;
 }
 
 TEST(RingInbox, PollsTheRingsSendersClaimed) {

@@ -195,9 +195,10 @@ TEST(ShmProcesses, ChildWakesParentAsleepInPoll) {
   std::vector<std::byte> received;
   iface->set_am_handler(
       kAmId,
-      [](void* arg, const void* data, std::size_t length) {
+      [](void* arg, const void* data, std::size_t length) -> bool {
         auto* out = static_cast<std::vector<std::byte>*>(arg);
         out->assign(static_cast<const std::byte*>(data), static_cast<const std::byte*>(data) + length);
+        return true;
       },
       &received);
 
@@ -248,7 +249,7 @@ TEST(ShmLifecycle, NothingLeftOnceExpectedPeersAttached) {
   // The names are gone but the mappings work.
   ASSERT_EQ(ab->am_short(kAmId, 1, nullptr, 0), Status::Ok);
   int got = 0;
-  b->set_am_handler(kAmId, [](void* arg, const void*, std::size_t) { ++*static_cast<int*>(arg); }, &got);
+  b->set_am_handler(kAmId, [](void* arg, const void*, std::size_t) -> bool { ++*static_cast<int*>(arg); return true; }, &got);
   ASSERT_TRUE(spin_until([&] { b->progress(); }, [&] { return got == 1; }));
 
   // A peer beyond the expected ones finds nothing to attach to.
@@ -403,7 +404,7 @@ TEST(ShmConcurrency, ManySendersKeepPerSenderOrder) {
   } state;
   receiver->set_am_handler(
       kAmId,
-      [](void* arg, const void* data, std::size_t length) {
+      [](void* arg, const void* data, std::size_t length) -> bool {
         auto* s = static_cast<State*>(arg);
         uint64_t header = 0;
         std::memcpy(&header, data, sizeof(header));
@@ -416,6 +417,7 @@ TEST(ShmConcurrency, ManySendersKeepPerSenderOrder) {
           ++s->next[thread];
         }
         ++s->total;
+        return true;
       },
       &state);
   std::atomic<bool> failed{false};
@@ -461,7 +463,7 @@ TEST(ShmConcurrency, NoWakeupIsLostWhileTheReceiverArmsAndSleeps) {
   constexpr uint64_t kMessages = 20000;
   uint64_t received = 0;
   receiver->set_am_handler(
-      kAmId, [](void* arg, const void*, std::size_t) { ++*static_cast<uint64_t*>(arg); }, &received);
+      kAmId, [](void* arg, const void*, std::size_t) -> bool { ++*static_cast<uint64_t*>(arg); return true; }, &received);
   std::atomic<bool> failed{false};
   std::thread producer([&] {
     unsigned seed = 12345;

@@ -31,10 +31,11 @@ constexpr uint8_t kAmId = 5;
 
 struct Inbox {
   std::vector<std::vector<std::byte>> messages;
-  static void record(void* arg, const void* data, std::size_t length) {
+  static bool record(void* arg, const void* data, std::size_t length) {
     auto* self = static_cast<Inbox*>(arg);
     const auto* bytes = static_cast<const std::byte*>(data);
     self->messages.emplace_back(bytes, bytes + length);
+    return true;
   }
 };
 

@@ -123,12 +123,13 @@ class TransportTest : public ::testing::TestWithParam<std::string> {
     return status;
   }
 
-  static void record(void* arg, const void* data, std::size_t length) {
+  static bool record(void* arg, const void* data, std::size_t length) {
     auto* self = static_cast<TransportTest*>(arg);
     Message message;
     message.id = kAmId;
     message.bytes.assign(static_cast<const std::byte*>(data), static_cast<const std::byte*>(data) + length);
     self->messages_.push_back(std::move(message));
+    return true;
   }
 
   std::unique_ptr<Iface> owned_sender_;
@@ -186,7 +187,7 @@ TEST_P(TransportTest, AmShortOfEverySizeArrivesIntact) {
   } check{&next, &bad};
   receiver_->set_am_handler(
       kAmId,
-      [](void* arg, const void* data, std::size_t length) {
+      [](void* arg, const void* data, std::size_t length) -> bool {
         auto* c = static_cast<Check*>(arg);
         uint64_t header = 0;
         std::memcpy(&header, data, sizeof(header));
@@ -195,6 +196,7 @@ TEST_P(TransportTest, AmShortOfEverySizeArrivesIntact) {
             !check_pattern(static_cast<const std::byte*>(data) + 8, expected, expected)) {
           ++*c->bad;
         }
+        return true;
       },
       &check);
   std::vector<std::byte> payload(max_short);
@@ -217,10 +219,11 @@ TEST_P(TransportTest, AmBcopyOfEverySizeArrivesIntact) {
   } check{&next, &bad};
   receiver_->set_am_handler(
       kAmId,
-      [](void* arg, const void* data, std::size_t length) {
+      [](void* arg, const void* data, std::size_t length) -> bool {
         auto* c = static_cast<Check*>(arg);
         const std::size_t expected = (*c->next)++;
         if (length != expected || !check_pattern(data, length, length)) ++*c->bad;
+        return true;
       },
       &check);
   for (std::size_t length = 1; length <= max_bcopy; ++length) {
@@ -452,7 +455,7 @@ TEST_P(TransportTest, HandlerMaySendWithoutBeingReentered) {
   } echo{ep_};
   receiver_->set_am_handler(
       kEchoId,
-      [](void* arg, const void*, std::size_t) {
+      [](void* arg, const void*, std::size_t) -> bool {
         auto* e = static_cast<Echo*>(arg);
         e->max_depth = std::max(e->max_depth, ++e->depth);
         if (++e->received < 10) {
@@ -461,6 +464,7 @@ TEST_P(TransportTest, HandlerMaySendWithoutBeingReentered) {
           EXPECT_EQ(e->ep->am_short(kEchoId, 0, nullptr, 0), Status::Ok);
         }
         --e->depth;
+        return true;
       },
       &echo);
   ASSERT_EQ(ep_->am_short(kEchoId, 0, nullptr, 0), Status::Ok);

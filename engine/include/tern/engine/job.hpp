@@ -44,13 +44,31 @@ class Job {
   // Ends the whole job with `exit_code`; the launcher prints `message`.
   [[noreturn]] void abort(int exit_code, const char* message);
 
+  // Told when the worker disconnects a rank that broke the protocol (sent
+  // malformed messages, or garbage on a connection); `rank` is -1 when this
+  // rank's own shared-memory queue was found corrupted, which cuts it off
+  // from every local rank. The calls that need that rank fail from then
+  // on. Without a handler the job is ended with a message naming both
+  // ranks and their hosts: a rank left waiting for the other would hang.
+  using PeerFailureHandler = void (*)(void* arg, int rank, Status reason);
+  void on_peer_failure(PeerFailureHandler handler, void* arg) noexcept {
+    peer_failure_handler_ = handler;
+    peer_failure_arg_ = arg;
+  }
+  // "rank 3 (host h2)", as messages name ranks.
+  [[nodiscard]] std::string describe_rank(unsigned rank);
+
  private:
   Job() = default;
+  static std::string name_peer(void* arg, uint64_t peer_id);
+  static void peer_failed(void* arg, Endpoint* endpoint, Status reason);
 
   std::unique_ptr<runtime::Bootstrap> bootstrap_;
   std::unique_ptr<Worker> worker_;
   std::vector<Endpoint*> endpoints_;  // by rank; null until first use
   std::string last_error_;
+  PeerFailureHandler peer_failure_handler_ = nullptr;
+  void* peer_failure_arg_ = nullptr;
 };
 
 }  // namespace tern::engine

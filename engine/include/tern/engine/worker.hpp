@@ -32,6 +32,16 @@ enum SendFlags : unsigned {
   kSendSync = 1u << 0,  // complete only once the receiver has matched the message
 };
 
+// Told when the worker disconnects a peer: it sent malformed messages
+// repeatedly, broke the protocol on a connection, or its shared queue was
+// found corrupted. From then on every operation on `endpoint` fails (sends,
+// acknowledgements awaited from it, rendezvous and RMA with it); receives
+// the worker cannot tie to the peer are left to the caller.
+using PeerFailureHandler = void (*)(void* arg, Endpoint* endpoint, Status reason);
+// Names a peer for messages ("rank 3 (host h2)") by the id its worker
+// address carries; empty when the namer does not know it.
+using PeerNamer = std::string (*)(void* arg, uint64_t peer_id);
+
 struct WorkerParams {
   // Names this job's shared resources (shm segments, wakeup sockets). Empty:
   // TERN_JOB_ID from the environment, else one made from the process id.
@@ -136,6 +146,20 @@ class Worker {
   // Why connect() found no transport to the worker whose address this is
   // ("no common transport (here: self,shm; there: self,shm; shm is on-host only; ...)").
   [[nodiscard]] std::string explain_unreachable(std::span<const std::byte> peer_address) const;
+  // --- Peers that misbehave. Every message is checked before use; a bad
+  // one is dropped with an error naming its sender (by set_peer_name or the
+  // namer, else its host), and a peer that keeps sending them, or breaks the
+  // protocol of a connection, is disconnected and the handler told.
+  void set_peer_name(Endpoint* endpoint, std::string name);
+  [[nodiscard]] std::string peer_name(Endpoint* endpoint);
+  void set_peer_namer(PeerNamer namer, void* arg);
+  void on_peer_failure(PeerFailureHandler handler, void* arg);
+  // Not Ok once the endpoint's peer was disconnected (the reason its calls fail with).
+  [[nodiscard]] Status peer_status(const Endpoint* endpoint) const noexcept;
+  // Messages dropped as malformed so far (by the protocols; the transports
+  // count their own).
+  [[nodiscard]] uint64_t rejected_messages() const noexcept;
+
   // Messages from this size on go by rendezvous (SIZE_MAX: never); with
   // `mapped_memory`, for buffers from mem_alloc.
   [[nodiscard]] std::size_t rndv_threshold(const Endpoint* endpoint, bool mapped_memory = false) const noexcept;

@@ -20,6 +20,7 @@ void WorkerImpl::wait_until(Done&& done) {
   bool slept = false;
   for (;;) {
     const uint64_t completions_seen = thread_safe_ ? completions_.load(std::memory_order_seq_cst) : 0;
+    bool sends_blocked = false;
     {
       Guard guard(*this);
       if (done()) {
@@ -30,6 +31,8 @@ void WorkerImpl::wait_until(Done&& done) {
         idle_polls = 0;
         continue;
       }
+      // Read under the lock: other threads queue sends under it.
+      sends_blocked = blocked_endpoints_ != 0;
     }
     if (mode == runtime::WaitMode::Spin || (mode == runtime::WaitMode::Adaptive && ++idle_polls < spin_limit)) {
       cpu_relax();
@@ -51,7 +54,7 @@ void WorkerImpl::wait_until(Done&& done) {
     // Sends waiting for room in a peer's FIFO get no wakeup when the peer
     // drains it, so sleep briefly while any are queued. The long timeout
     // otherwise is only a safety net: every event we wait for wakes us.
-    const int timeout_ms = blocked_endpoints_ != 0 ? 1 : 100;
+    const int timeout_ms = sends_blocked ? 1 : 100;
     if (thread_safe_) {
       sleep_thread_safe(completions_seen, timeout_ms);
     } else {

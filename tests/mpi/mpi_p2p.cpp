@@ -3,8 +3,8 @@
 // sends, probes, requests, and communicator isolation.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "check.hpp"
@@ -30,11 +30,11 @@ void sizes_round_trip() {
       MPI_Get_count(&status, MPI_BYTE, &got);
       CHECK(got == count);
       CHECK(status.MPI_SOURCE == 1 && status.MPI_TAG == 4);
-      CHECK(std::memcmp(in.data(), out.data(), bytes) == 0);
+      CHECK(std::equal(out.begin(), out.end(), in.begin()));
       CHECK(in[bytes] == 0xEE);
     } else if (rank == 1) {
       CHECK(MPI_Recv(in.data(), count, MPI_BYTE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
-      CHECK(std::memcmp(in.data(), out.data(), bytes) == 0);
+      CHECK(std::equal(out.begin(), out.end(), in.begin()));
       // Back with non-blocking calls.
       MPI_Request request;
       CHECK(MPI_Isend(in.data(), count, MPI_BYTE, 0, 4, MPI_COMM_WORLD, &request) == MPI_SUCCESS);

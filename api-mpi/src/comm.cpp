@@ -82,7 +82,7 @@ int install_comm(const char* function, const Comm& parent, std::vector<unsigned>
   }
   comm->errhandler = parent.errhandler;
   g_state->comms[slot] = std::move(comm);
-  *newcomm = slot;
+  *newcomm = CommHandle::make(slot, g_state->comm_generations[slot]);
   return MPI_SUCCESS;
 }
 
@@ -201,7 +201,9 @@ int PMPI_Comm_free(MPI_Comm* handle) {
     return raise(comm, MPI_ERR_COMM, "MPI_Comm_free", "cannot free a predefined communicator (%d)", *handle);
   }
   StateGuard guard(*g_state);
-  g_state->comms[*handle].reset();
+  const int slot = CommHandle::slot(*handle);
+  g_state->comm_generations[slot] = CommHandle::next(g_state->comm_generations[slot]);
+  g_state->comms[slot].reset();
   *handle = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }

@@ -42,7 +42,8 @@ std::size_t predefined_align(MPI_Datatype handle, std::size_t size) {
 struct TypeTable {
   std::mutex mutex;
   std::vector<std::shared_ptr<DerivedType>> predefined;  // by handle
-  std::vector<std::shared_ptr<DerivedType>> derived;     // by handle - kDerivedBase
+  std::vector<std::shared_ptr<DerivedType>> derived;     // by DerivedHandle slot - kDerivedBase
+  std::vector<uint32_t> generations;                     // of each derived slot's handle
   std::vector<int> free_slots;
 };
 
@@ -76,8 +77,10 @@ std::shared_ptr<DerivedType> find_mutable(MPI_Datatype handle) {
   TypeTable& t = table();
   std::lock_guard<std::mutex> lock(t.mutex);
   if (handle > 0 && static_cast<std::size_t>(handle) < t.predefined.size()) return t.predefined[handle];
-  if (handle >= kDerivedBase && static_cast<std::size_t>(handle - kDerivedBase) < t.derived.size()) {
-    return t.derived[handle - kDerivedBase];
+  const auto index = static_cast<std::size_t>(DerivedHandle::slot(handle) - kDerivedBase);
+  if (is_derived_handle(handle) && index < t.derived.size() &&
+      DerivedHandle::names(handle, DerivedHandle::slot(handle), t.generations[index])) {
+    return t.derived[index];
   }
   return nullptr;
 }
@@ -89,13 +92,12 @@ MPI_Datatype add_type(std::shared_ptr<DerivedType> type) {
     const int index = t.free_slots.back();
     t.free_slots.pop_back();
     t.derived[static_cast<std::size_t>(index)] = std::move(type);
-    return kDerivedBase + index;
+    return DerivedHandle::make(kDerivedBase + index, t.generations[static_cast<std::size_t>(index)]);
   }
-  if (t.derived.size() >= static_cast<std::size_t>(std::numeric_limits<int>::max() - kDerivedBase)) {
-    return MPI_DATATYPE_NULL;
-  }
+  if (t.derived.size() > static_cast<std::size_t>(DerivedHandle::kSlotMask - kDerivedBase)) return MPI_DATATYPE_NULL;
   t.derived.push_back(std::move(type));
-  return kDerivedBase + static_cast<int>(t.derived.size() - 1);
+  t.generations.push_back(0);
+  return DerivedHandle::make(kDerivedBase + static_cast<int>(t.derived.size() - 1), 0);
 }
 
 // Builds a type map from copies of old types at displacements.
@@ -983,10 +985,15 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
   }
   TypeTable& t = table();
   std::lock_guard<std::mutex> lock(t.mutex);
-  const auto index = static_cast<std::size_t>(*datatype - kDerivedBase);
-  if (index >= t.derived.size() || t.derived[index] == nullptr) return bad_type(kFunction, *datatype);
+  const int slot = DerivedHandle::slot(*datatype);
+  const auto index = static_cast<std::size_t>(slot - kDerivedBase);
+  if (index >= t.derived.size() || t.derived[index] == nullptr ||
+      !DerivedHandle::names(*datatype, slot, t.generations[index])) {
+    return bad_type(kFunction, *datatype);
+  }
   // Operations in flight hold their own reference to the description.
   t.derived[index].reset();
+  t.generations[index] = DerivedHandle::next(t.generations[index]);
   t.free_slots.push_back(static_cast<int>(index));
   *datatype = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;

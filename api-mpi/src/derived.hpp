@@ -12,12 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "handle.hpp"
 #include "mpi.h"
 
 namespace tern::mpi {
 
 // Derived handles start here; below are the predefined ones (datatype.cpp).
 inline constexpr MPI_Datatype kDerivedBase = 0x10000;
+// Derived handles carry a generation (handle.hpp) above slots kDerivedBase on.
+using DerivedHandle = GenerationalHandle<22>;
 [[nodiscard]] inline bool is_derived_handle(MPI_Datatype type) noexcept { return type >= kDerivedBase; }
 
 struct TypeRun {  // `count` basic elements of `elem_size` bytes from `offset`

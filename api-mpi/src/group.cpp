@@ -12,10 +12,15 @@
 namespace tern::mpi {
 namespace {
 
-constexpr int kMaxGroups = 1 << 16;
+using GroupHandle = GenerationalHandle<16>;
+constexpr int kMaxGroups = GroupHandle::kSlotMask + 1;
 
+struct GroupSlot {
+  std::unique_ptr<std::vector<unsigned>> members;  // null: free
+  uint32_t generation = 0;                         // of the handle that names it now
+};
 std::mutex g_groups_mutex;
-std::vector<std::unique_ptr<std::vector<unsigned>>> g_groups;  // by handle; 0 and 1 stay empty
+std::vector<GroupSlot> g_groups;  // by GroupHandle slot; 0 and 1 stay empty
 const std::vector<unsigned> g_empty_group;
 
 int check_group(const char* function, MPI_Group handle, const std::vector<unsigned>*& members) {
@@ -34,8 +39,10 @@ int rank_in(const std::vector<unsigned>& members, unsigned job_rank) {
 const std::vector<unsigned>* find_group(MPI_Group handle) {
   if (handle == MPI_GROUP_EMPTY) return &g_empty_group;
   std::lock_guard lock(g_groups_mutex);
-  if (handle <= MPI_GROUP_EMPTY || static_cast<std::size_t>(handle) >= g_groups.size()) return nullptr;
-  return g_groups[static_cast<std::size_t>(handle)].get();
+  const int slot = GroupHandle::slot(handle);
+  if (slot <= MPI_GROUP_EMPTY || static_cast<std::size_t>(slot) >= g_groups.size()) return nullptr;
+  const GroupSlot& entry = g_groups[static_cast<std::size_t>(slot)];
+  return GroupHandle::names(handle, slot, entry.generation) ? entry.members.get() : nullptr;
 }
 
 MPI_Group make_group(std::vector<unsigned> members) {
@@ -43,11 +50,11 @@ MPI_Group make_group(std::vector<unsigned> members) {
   std::lock_guard lock(g_groups_mutex);
   if (g_groups.size() < 2) g_groups.resize(2);
   std::size_t slot = 2;
-  while (slot < g_groups.size() && g_groups[slot]) ++slot;
+  while (slot < g_groups.size() && g_groups[slot].members) ++slot;
   if (slot >= static_cast<std::size_t>(kMaxGroups)) return MPI_GROUP_NULL;
   if (slot == g_groups.size()) g_groups.emplace_back();
-  g_groups[slot] = std::make_unique<std::vector<unsigned>>(std::move(members));
-  return static_cast<MPI_Group>(slot);
+  g_groups[slot].members = std::make_unique<std::vector<unsigned>>(std::move(members));
+  return GroupHandle::make(static_cast<int>(slot), g_groups[slot].generation);
 }
 
 unsigned my_job_rank() noexcept {
@@ -160,7 +167,9 @@ int PMPI_Group_free(MPI_Group* handle) {
   if (int err = check_group(kFunction, *handle, members); err != MPI_SUCCESS) return err;
   if (*handle != MPI_GROUP_EMPTY) {
     std::lock_guard lock(g_groups_mutex);
-    g_groups[static_cast<std::size_t>(*handle)].reset();
+    GroupSlot& entry = g_groups[static_cast<std::size_t>(GroupHandle::slot(*handle))];
+    entry.members.reset();
+    entry.generation = GroupHandle::next(entry.generation);
   }
   *handle = MPI_GROUP_NULL;
   return MPI_SUCCESS;

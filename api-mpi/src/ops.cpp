@@ -11,19 +11,23 @@ namespace {
 
 constexpr int kFirstUserOp = 32;
 constexpr int kMaxUserOps = 1024;
+using OpHandle = GenerationalHandle<11>;
+static_assert(kFirstUserOp + kMaxUserOps <= OpHandle::kSlotMask + 1);
 
 struct UserOp {
   MPI_User_function* function = nullptr;
   bool commute = false;
+  uint32_t generation = 0;  // of the handle that names this entry now
 };
 
-UserOp g_user_ops[kMaxUserOps];  // by handle - kFirstUserOp; null function: free
+UserOp g_user_ops[kMaxUserOps];  // by OpHandle slot - kFirstUserOp; null function: free
 std::mutex g_user_ops_mutex;
 
 UserOp* find_user_op(MPI_Op op) noexcept {
-  if (op < kFirstUserOp || op >= kFirstUserOp + kMaxUserOps) return nullptr;
-  UserOp* entry = &g_user_ops[op - kFirstUserOp];
-  return entry->function == nullptr ? nullptr : entry;
+  const int slot = OpHandle::slot(op);
+  if (slot < kFirstUserOp || slot >= kFirstUserOp + kMaxUserOps) return nullptr;
+  UserOp* entry = &g_user_ops[slot - kFirstUserOp];
+  return entry->function == nullptr || !OpHandle::names(op, slot, entry->generation) ? nullptr : entry;
 }
 
 // MAXLOC keeps the larger value, MINLOC the smaller; on a tie the smaller index.
@@ -126,7 +130,7 @@ int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
     if (g_user_ops[i].function == nullptr) {
       g_user_ops[i].function = user_fn;
       g_user_ops[i].commute = commute != 0;
-      *op = kFirstUserOp + i;
+      *op = OpHandle::make(kFirstUserOp + i, g_user_ops[i].generation);
       return MPI_SUCCESS;
     }
   }
@@ -145,7 +149,7 @@ int PMPI_Op_free(MPI_Op* op) {
     }
     return raise(nullptr, MPI_ERR_OP, kFunction, "invalid operation %d", *op);
   }
-  *entry = UserOp{};
+  *entry = UserOp{nullptr, false, OpHandle::next(entry->generation)};
   *op = MPI_OP_NULL;
   return MPI_SUCCESS;
 }

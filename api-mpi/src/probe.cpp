@@ -16,32 +16,40 @@ struct MessageEntry {
   engine::Message* message = nullptr;  // null: free
   MPI_Comm comm = MPI_COMM_NULL;
   int source = 0;
-  int next_free = 0;
+  int next_free = 0;        // position (slot + 1) of the next free entry, 0: none
+  uint32_t generation = 0;  // of the handle that names this entry now
 };
 
+// A handle is an entry's position with the entry's generation (handle.hpp):
+// a message received once and its handle reused refuses the old copy.
 class MessageTable {
  public:
+  using Handle = GenerationalHandle<20>;
+
   MPI_Message add(engine::Message* message, MPI_Comm comm, int source) {
     std::lock_guard<std::mutex> lock(mutex_);
-    int handle = free_head_;
-    if (handle == 0) {
+    int position = free_head_;
+    if (position == 0) {
+      if (entries_.size() >= static_cast<std::size_t>(Handle::kSlotMask)) return MPI_MESSAGE_NULL;
       entries_.emplace_back();
-      handle = static_cast<int>(entries_.size());
+      position = static_cast<int>(entries_.size());
     } else {
-      free_head_ = entries_[handle - 1].next_free;
+      free_head_ = entries_[position - 1].next_free;
     }
-    entries_[handle - 1] = MessageEntry{message, comm, source, 0};
-    return handle;
+    MessageEntry& entry = entries_[position - 1];
+    entry = MessageEntry{message, comm, source, 0, entry.generation};
+    return Handle::make(position, entry.generation);
   }
   // Removes and returns the entry; false when `handle` is not a message.
   bool take(MPI_Message handle, MessageEntry& out) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (handle <= 0 || handle > static_cast<int>(entries_.size()) || entries_[handle - 1].message == nullptr) {
-      return false;
-    }
-    out = entries_[handle - 1];
-    entries_[handle - 1] = MessageEntry{nullptr, MPI_COMM_NULL, 0, free_head_};
-    free_head_ = handle;
+    const int position = Handle::slot(handle);
+    if (position <= 0 || position > static_cast<int>(entries_.size())) return false;
+    MessageEntry& entry = entries_[position - 1];
+    if (entry.message == nullptr || !Handle::names(handle, position, entry.generation)) return false;
+    out = entry;
+    entry = MessageEntry{nullptr, MPI_COMM_NULL, 0, free_head_, Handle::next(entry.generation)};
+    free_head_ = position;
     return true;
   }
 
@@ -52,6 +60,11 @@ class MessageTable {
 };
 
 MessageTable g_messages;
+
+int too_many_messages(const char* function, const Comm* comm) {
+  return raise(comm, MPI_ERR_INTERN, function, "too many matched messages not yet received (%d)",
+               MessageTable::Handle::kSlotMask);
+}
 
 // Shared checks of Mprobe/Improbe; `comm` set on success.
 int check_probe(const char* function, int source, int tag, MPI_Comm handle, const MPI_Message* message,
@@ -115,6 +128,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm handle, MPI_Message* message, MPI_
   engine::Message* taken = nullptr;
   progress_until([&] { return g_state->worker->tag_probe(m.tag, m.mask, info, &taken) == Status::Ok; });
   *message = g_messages.add(taken, handle, tag_source(info.sender_tag));
+  if (*message == MPI_MESSAGE_NULL) return too_many_messages(kFunction, comm);
   (void)fill_recv_status(status, info, info.length, Status::Ok);
   return MPI_SUCCESS;
 }
@@ -141,6 +155,7 @@ int PMPI_Improbe(int source, int tag, MPI_Comm handle, int* flag, MPI_Message* m
   *flag = s == Status::Ok;
   if (!*flag) return MPI_SUCCESS;
   *message = g_messages.add(taken, handle, tag_source(info.sender_tag));
+  if (*message == MPI_MESSAGE_NULL) return too_many_messages(kFunction, comm);
   (void)fill_recv_status(status, info, info.length, Status::Ok);
   return MPI_SUCCESS;
 }

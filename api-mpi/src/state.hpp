@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "derived.hpp"
+#include "handle.hpp"
 #include "mpi.h"
 #include "tern/engine/job.hpp"
 #include "tern/engine/worker.hpp"
@@ -70,6 +71,8 @@ struct Comm {
 };
 
 inline constexpr int kMaxComms = 4096;
+using CommHandle = GenerationalHandle<12>;
+static_assert(kMaxComms - 1 == CommHandle::kSlotMask);
 
 // --- Requests
 enum class RequestKind : uint8_t { Free, Send, Recv };
@@ -81,7 +84,8 @@ struct RequestSlot {
   std::size_t capacity = 0;  // receive buffer size in bytes
   int error = MPI_SUCCESS;   // for requests done at once
   MPI_Status status{};       // for receives done at once
-  int next_free = 0;
+  int next_free = 0;         // position (slot + 1) of the next free slot, 0: none
+  uint32_t generation = 0;   // of the handle that names this slot now
   // Persistent requests (persistent.cpp): the arguments Start replays, and
   // whether an operation is running (inactive ones complete at once).
   bool persistent = false;
@@ -107,12 +111,18 @@ inline constexpr MPI_Request kRequestSendDone = 0x7FFFFFF0;
 inline constexpr MPI_Request kRequestProcNull = 0x7FFFFFF1;
 
 // Slots in fixed chunks that never move, so a handle stays a stable index
-// while other threads add chunks.
+// while other threads add chunks. A handle is the slot's position (its index
+// plus one) with the slot's generation above it (handle.hpp).
 class RequestPool {
  public:
   static constexpr int kChunkBits = 8;
   static constexpr int kChunkSize = 1 << kChunkBits;
-  static constexpr int kMaxChunks = 4096;
+  // Positions stay below the low bits of kRequestSendDone and
+  // kRequestProcNull, so no slot's handle is ever one of them.
+  static constexpr int kMaxChunks = 4095;
+  using Handle = GenerationalHandle<20>;
+  static_assert(kMaxChunks * kChunkSize < Handle::slot(kRequestSendDone));
+  static_assert(kMaxChunks * kChunkSize < Handle::slot(kRequestProcNull));
 
   // A free slot and its handle; MPI_REQUEST_NULL when out of memory or slots.
   // Inline while no lock is needed and a free slot waits: every
@@ -126,12 +136,13 @@ class RequestPool {
     give_back(handle);
   }
   [[nodiscard]] RequestSlot* find(MPI_Request handle) const noexcept {
-    const int index = handle - 1;
+    const int index = Handle::slot(handle) - 1;
     if (index < 0) return nullptr;
     const int chunk = index >> kChunkBits;
     if (chunk >= chunk_count_.load(std::memory_order_acquire)) return nullptr;
     RequestSlot* slot = &chunks_[chunk][index & (kChunkSize - 1)];
-    return slot->kind == RequestKind::Free ? nullptr : slot;
+    if (slot->kind == RequestKind::Free || !Handle::names(handle, index + 1, slot->generation)) return nullptr;
+    return slot;
   }
   bool locked = false;  // MPI_THREAD_MULTIPLE: get/put take `mutex`
   std::mutex mutex;
@@ -139,12 +150,12 @@ class RequestPool {
  private:
   MPI_Request get_slow(RequestSlot*& slot);
   void put_locked(MPI_Request handle);
-  RequestSlot* slot_of(MPI_Request handle) noexcept {
-    return &chunks_[(handle - 1) >> kChunkBits][(handle - 1) & (kChunkSize - 1)];
+  RequestSlot* slot_at(int position) noexcept {
+    return &chunks_[(position - 1) >> kChunkBits][(position - 1) & (kChunkSize - 1)];
   }
   MPI_Request take(RequestSlot*& slot) noexcept {
-    const MPI_Request handle = free_head_;
-    slot = slot_of(handle);
+    const int position = free_head_;
+    slot = slot_at(position);
     free_head_ = slot->next_free;
     slot->engine = nullptr;
     slot->error = MPI_SUCCESS;
@@ -153,21 +164,23 @@ class RequestPool {
     slot->active = false;
     slot->buffered = false;
     slot->kind = RequestKind::Send;  // taken; the caller sets the real kind
-    return handle;
+    return Handle::make(position, slot->generation);
   }
   void give_back(MPI_Request handle) noexcept {
-    RequestSlot* slot = slot_of(handle);
+    const int position = Handle::slot(handle);
+    RequestSlot* slot = slot_at(position);
+    slot->generation = Handle::next(slot->generation);
     slot->kind = RequestKind::Free;
     slot->engine = nullptr;
     if (TERN_UNLIKELY(slot->derived != nullptr)) slot->derived.reset();
     slot->derived_count = 0;
     slot->next_free = free_head_;
-    free_head_ = handle;
+    free_head_ = position;
   }
 
   std::unique_ptr<RequestSlot[]> chunks_[kMaxChunks];
   std::atomic<int> chunk_count_{0};
-  int free_head_ = 0;  // handle of the first free slot, 0: none
+  int free_head_ = 0;  // position of the first free slot, 0: none
 };
 
 struct State {
@@ -180,7 +193,8 @@ struct State {
   std::size_t spin_count = 20000;
   double wtime_base = 0;
 
-  std::unique_ptr<Comm> comms[kMaxComms];  // by handle; slot 0 is MPI_COMM_NULL
+  std::unique_ptr<Comm> comms[kMaxComms];  // by CommHandle slot; slot 0 is MPI_COMM_NULL
+  uint32_t comm_generations[kMaxComms] = {};  // of each slot's handle (CommHandle)
   uint16_t next_context = 2;               // 0: world, 1: self
   RequestPool requests;
   std::recursive_mutex mutex;  // tables and endpoint set-up under MPI_THREAD_MULTIPLE
@@ -206,8 +220,9 @@ class StateGuard {
 };
 
 [[nodiscard]] inline Comm* find_comm(MPI_Comm handle) noexcept {
-  if (handle <= 0 || handle >= kMaxComms) return nullptr;
-  return g_state->comms[handle].get();
+  const int slot = CommHandle::slot(handle);
+  if (!CommHandle::names(handle, slot, g_state->comm_generations[slot])) return nullptr;
+  return g_state->comms[slot].get();
 }
 
 // The endpoint to communicator rank `rank`, connected on first use. Null on

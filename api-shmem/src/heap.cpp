@@ -1,10 +1,13 @@
 // The symmetric heap's allocator. Every PE runs the same sequence of
 // collective allocations, so a deterministic first-fit allocator hands out
 // the same offsets on every PE: that is what makes the objects symmetric.
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
 #include "state.hpp"
+#include "tern/runtime/log.hpp"
 
 namespace tern::shmem {
 namespace {
@@ -85,6 +88,40 @@ std::size_t heap_block_size(State& s, void* pointer) noexcept {
 
 namespace {
 
+// SHMEM_DEBUG (any value but 0) prints what TERN_LOG_LEVEL=info would log.
+bool shmem_debug() {
+  const char* value = std::getenv("SHMEM_DEBUG");
+  return value != nullptr && *value != '\0' && std::strcmp(value, "0") != 0;
+}
+
+// An allocation returns NULL, as the standard asks; this says why, for
+// whoever looks (SHMEM_DEBUG or TERN_LOG_LEVEL=info).
+void explain_null(const char* function, State& s, std::size_t size, const char* why) {
+  std::size_t free_bytes = 0;
+  std::size_t largest = 0;
+  {
+    std::lock_guard lock(s.heap_mutex);
+    for (const auto& [offset, length] : g_allocator->free_blocks) {
+      free_bytes += length;
+      if (length > largest) largest = length;
+    }
+  }
+  char line[512];
+  if (why != nullptr) {
+    std::snprintf(line, sizeof(line), "%s: returns NULL: %s", function, why);
+  } else {
+    std::snprintf(line, sizeof(line),
+                  "%s: returns NULL: %zu bytes do not fit in the symmetric heap (%zu bytes for objects, %zu free, "
+                  "the largest free block %zu); SHMEM_SYMMETRIC_SIZE sets the heap's size",
+                  function, size, s.heap_size - s.user_heap_offset, free_bytes, largest);
+  }
+  if (shmem_debug()) {
+    std::fprintf(stderr, "Tern OpenSHMEM: PE %d: %s\n", s.my_pe, line);
+  } else {
+    TERN_LOG(Info, "shmem: PE %d: %s", s.my_pe, line);
+  }
+}
+
 // A pointer shmem_free/realloc may take: null or one shmem_malloc returned.
 void check_heap_pointer(const char* function, State& s, void* pointer) {
   if (pointer == nullptr) return;
@@ -96,6 +133,7 @@ void check_heap_pointer(const char* function, State& s, void* pointer) {
 void* allocate_collective(const char* function, std::size_t alignment, std::size_t size) {
   State& s = state(function);
   void* pointer = heap_allocate(s, alignment, size);
+  if (pointer == nullptr && size != 0) explain_null(function, s, size, nullptr);
   team_barrier(g_team_world);
   return pointer;
 }
@@ -119,7 +157,12 @@ void* shmem_calloc(size_t count, size_t size) {
   State& s = state(kFunction);
   size_t bytes = 0;
   void* pointer = nullptr;
-  if (!__builtin_mul_overflow(count, size, &bytes)) pointer = heap_allocate(s, 0, bytes);
+  if (__builtin_mul_overflow(count, size, &bytes)) {
+    explain_null(kFunction, s, 0, "count times size overflows size_t");
+  } else {
+    pointer = heap_allocate(s, 0, bytes);
+    if (pointer == nullptr && bytes != 0) explain_null(kFunction, s, bytes, nullptr);
+  }
   if (pointer != nullptr) std::memset(pointer, 0, bytes);
   team_barrier(g_team_world);
   return pointer;
@@ -129,7 +172,14 @@ void* shmem_align(size_t alignment, size_t size) {
   constexpr const char* kFunction = "shmem_align";
   State& s = state(kFunction);
   void* pointer = nullptr;
-  if (alignment != 0 && (alignment & (alignment - 1)) == 0) pointer = heap_allocate(s, alignment, size);
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+    explain_null(kFunction, s, size, "the alignment is not a power of two");
+  } else if (alignment > kHeapAlignment) {
+    explain_null(kFunction, s, size, "the alignment is larger than the heap base's (2 MiB)");
+  } else {
+    pointer = heap_allocate(s, alignment, size);
+    if (pointer == nullptr && size != 0) explain_null(kFunction, s, size, nullptr);
+  }
   team_barrier(g_team_world);
   return pointer;
 }
@@ -141,11 +191,13 @@ void* shmem_realloc(void* ptr, size_t size) {
   void* pointer = nullptr;
   if (ptr == nullptr) {
     pointer = heap_allocate(s, 0, size);
+    if (pointer == nullptr && size != 0) explain_null(kFunction, s, size, nullptr);
   } else if (size == 0) {
     team_barrier(g_team_world);  // nobody may still be reading the old block
     heap_free(s, ptr);
   } else {
     pointer = heap_allocate(s, 0, size);
+    if (pointer == nullptr) explain_null(kFunction, s, size, nullptr);
     if (pointer != nullptr) {
       const std::size_t old = heap_block_size(s, ptr);
       std::memcpy(pointer, ptr, old < size ? old : size);

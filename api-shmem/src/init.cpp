@@ -223,6 +223,22 @@ void initialize(int requested, int* provided) {
 }
 
 [[noreturn]] void not_symmetric(const char* function, const void* address, std::size_t bytes) {
+  // A range that starts inside a symmetric region is symmetric but too long.
+  if (const State* s = g_state; s != nullptr) {
+    const auto where = reinterpret_cast<uintptr_t>(address);
+    if (where - s->heap_base < s->heap_size) {
+      fail(function,
+           "address %p (%zu bytes) is out of bounds: it starts in the symmetric heap, which ends %zu bytes after it "
+           "(SHMEM_SYMMETRIC_SIZE sets the heap's size)",
+           address, bytes, static_cast<std::size_t>(s->heap_base + s->heap_size - where));
+    }
+    if (where - s->data_base < s->data_size) {
+      fail(function,
+           "address %p (%zu bytes) is out of bounds: it starts in the program's global or static data, which ends "
+           "%zu bytes after it",
+           address, bytes, static_cast<std::size_t>(s->data_base + s->data_size - where));
+    }
+  }
   fail(function,
        "address %p (%zu bytes) is not symmetric: it is neither in the symmetric heap (shmem_malloc) nor in the "
        "program's global or static data",

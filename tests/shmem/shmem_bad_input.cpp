@@ -4,6 +4,7 @@
 //
 //   nonsym_put   shmem_putmem to a stack variable (not symmetric)
 //   nonsym_get   shmem_getmem from a stack variable
+//   heap_overrun shmem_putmem of 1 TiB into a 64-byte heap block
 //   pe_put       shmem_putmem to a PE out of range
 //   pe_amo       shmem_long_atomic_inc on a PE out of range
 //   team         shmem_team_sync on SHMEM_TEAM_INVALID (1.5): the library may
@@ -54,6 +55,12 @@ int main(int argc, char** argv) {
       long into[8];
       shmem_getmem(into, on_stack, sizeof(into), right);
       not_rejected("shmem_getmem");
+    } else if (std::strcmp(which, "heap_overrun") == 0) {
+      // Starts in a heap block, runs a TiB past it: out of bounds, and said so.
+      auto* block = static_cast<char*>(shmem_malloc(64));
+      shmem_putmem(block, source, std::size_t{1} << 40, right);
+      shmem_quiet();
+      not_rejected("shmem_putmem");
     } else if (std::strcmp(which, "pe_put") == 0) {
       shmem_putmem(g_symmetric, source, sizeof(source), n + 5);
       shmem_quiet();

@@ -1,6 +1,7 @@
 // Job start-up: bootstrap, worker, address exchange; endpoints on demand.
 #include "tern/engine/job.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "core/address.hpp"
@@ -47,8 +48,27 @@ Status Job::create(std::unique_ptr<Job>& out, std::string& error, const WorkerPa
   job->endpoints_.assign(boot.size(), nullptr);
   job->worker_->set_peer_namer(&Job::name_peer, job.get());
   job->worker_->on_peer_failure(&Job::peer_failed, job.get());
+  job->attach_local_peers();
   out = std::move(job);
   return Status::Ok;
+}
+
+void Job::attach_local_peers() {
+  // Each rank's shm segment loses its name at the last attach it expects
+  // (one per local peer): attaching every local peer now, rather than on
+  // first use, makes that happen at start-up, so that from here on a kill of
+  // any process leaves nothing in /dev/shm, also where some local ranks
+  // never talk. A rank alone on its host needs its name for no one.
+  const std::vector<std::string> transports = worker_->transport_names();
+  if (std::find(transports.begin(), transports.end(), "shm") == transports.end()) return;
+  if (bootstrap_->local_size() <= 1) {
+    worker_->release_shared_names();
+    return;
+  }
+  for (unsigned peer : bootstrap_->local_peers()) {
+    Endpoint* endpoint = nullptr;
+    if (peer != rank()) (void)this->endpoint(peer, endpoint);  // a failure is logged, and met again on use
+  }
 }
 
 Job::~Job() {
@@ -91,7 +111,9 @@ std::string Job::host_of(unsigned rank) {
   return peer_host_of(address);
 }
 
-std::string Job::describe_rank(unsigned rank) { return "rank " + std::to_string(rank) + " (host " + host_of(rank) + ")"; }
+std::string Job::describe_rank(unsigned rank) {
+  return "rank " + std::to_string(rank) + " (host " + host_of(rank) + ")";
+}
 
 // Only for messages about a peer that misbehaved: a walk over the ranks'
 // published addresses, which the bootstrap has here since the fence.

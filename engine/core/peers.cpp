@@ -108,7 +108,7 @@ void WorkerImpl::on_transport_failure(void* arg, transport::Iface* iface, transp
   }
   for (Endpoint* ep : hit) worker->fail_peer(ep, why);
   if (lane == nullptr) {
-    TERN_LOG(Error, "worker: %s: the peers it reaches through %s can no longer reach it", why, iface->attr().name);
+    TERN_LOG(Error, "worker: %s: the peers it reached through %s can no longer reach it", why, iface->attr().name);
     if (hit.empty() && worker->peer_failure_handler_ != nullptr) {
       worker->peer_failure_handler_(worker->peer_failure_arg_, nullptr, FailedLane::kReason);
     }

@@ -323,7 +323,9 @@ FifoReceiver::Health ShmIface::check_inbox() {
            static_cast<unsigned long long>(rx.tail()));
   inbox_.detach();
   inbox_lost_ = true;
-  if (on_failure_ != nullptr) on_failure_(failure_arg_, this, nullptr, "its shared-memory receive queue is corrupted");
+  if (on_failure_ != nullptr) {
+    on_failure_(failure_arg_, this, nullptr, "this side's shared-memory receive queue is corrupted");
+  }
   return health;
 }
 

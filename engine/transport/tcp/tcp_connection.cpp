@@ -26,7 +26,7 @@ bool is_bulk(uint8_t type) noexcept {
 }  // namespace
 
 TcpConnection::TcpConnection(TcpIface& iface, int fd, State state, std::size_t rx_capacity, std::size_t tx_limit)
-    : iface_(iface), fd_(fd), state_(state), tx_limit_(tx_limit), rx_(rx_capacity) {}
+    : iface_(iface), fd_(fd), state_(state), tx_limit_(tx_limit), rx_capacity_(rx_capacity), rx_(rx_capacity) {}
 
 TcpConnection::~TcpConnection() {
   if (fd_ >= 0) close(fd_);
@@ -38,6 +38,7 @@ void TcpConnection::replace_socket(int fd, State state) noexcept {
   state_ = state;
   write_armed = false;
   rx_begin_ = rx_end_ = 0;
+  if (rx_.size() < rx_capacity_) rx_.resize(rx_capacity_);
   bulk_active_ = false;
 }
 
@@ -222,6 +223,17 @@ void TcpConnection::fail(Status reason) noexcept {
     if (item.comp != nullptr) item.comp->finish_one(reason);
   }
   bulk_active_ = false;
+  std::vector<std::byte>().swap(staging_);
+  if (parsing_ == 0) release_rx();
+}
+
+void TcpConnection::release_rx() noexcept {
+  // A failed connection stays known (its peer may not come back) but
+  // keeps no buffer: peers that fail one connection after another must
+  // not pile up their receive buffers here. Not while a frame in it is
+  // being handled (a handler's reply may fail the connection).
+  std::vector<std::byte>().swap(rx_);
+  rx_begin_ = rx_end_ = 0;
 }
 
 void TcpConnection::read_failed(ssize_t result) {
@@ -271,6 +283,13 @@ unsigned TcpConnection::read() {
 }
 
 unsigned TcpConnection::parse() {
+  ++parsing_;
+  const unsigned handled = parse_frames();
+  if (--parsing_ == 0 && state_ == State::Failed) release_rx();
+  return handled;
+}
+
+unsigned TcpConnection::parse_frames() {
   unsigned handled = 0;
   while (state_ != State::Failed && !bulk_active_) {
     const std::size_t available = rx_end_ - rx_begin_;

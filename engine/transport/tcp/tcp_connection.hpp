@@ -119,6 +119,8 @@ class TcpConnection {
   unsigned finish_bulk();
   // Parses whole frames from the rx buffer; returns frames handled.
   unsigned parse();
+  unsigned parse_frames();
+  void release_rx() noexcept;
   void read_failed(ssize_t result);
 
   TcpIface& iface_;
@@ -130,6 +132,8 @@ class TcpConnection {
   std::vector<std::byte> staging_;
   std::size_t staging_consumed_ = 0;  // leading bytes of staging_ already written
 
+  unsigned parsing_ = 0;  // parse() calls under way
+  std::size_t rx_capacity_;
   std::vector<std::byte> rx_;
   std::size_t rx_begin_ = 0;
   std::size_t rx_end_ = 0;

@@ -132,15 +132,24 @@ class ShmRogue {
 class Pair {
  public:
   explicit Pair(const char* what, const std::string& transports = "self,shm") : job_id_(unique_job_id(what)) {
-    WorkerParams params;
-    params.job_id = job_id_;
-    params.config.transports = transports;
-    params.config.tcp_interfaces = "lo";
-    if (Worker::create(params, target_) != Status::Ok || Worker::create(params, peer_) != Status::Ok) return;
+    params_.job_id = job_id_;
+    params_.config.transports = transports;
+    params_.config.tcp_interfaces = "lo";
+    if (Worker::create(params_, target_) != Status::Ok) return;
     target_->on_peer_failure(&Pair::record_failure, this);
-    if (peer_->connect(target_->address(), peer_to_target_) != Status::Ok) return;
-    if (target_->connect(peer_->address(), target_to_peer_) != Status::Ok) return;
+    (void)replace_peer();
+  }
+
+  // A new peer in place of the present one, which stays alive (but unused)
+  // until the pair goes: the target may have been made to disconnect it.
+  bool replace_peer() {
+    if (peer_) retired_.push_back(std::move(peer_));
+    target_to_peer_ = peer_to_target_ = nullptr;
+    if (Worker::create(params_, peer_) != Status::Ok) return false;
+    if (peer_->connect(target_->address(), peer_to_target_) != Status::Ok) return false;
+    if (target_->connect(peer_->address(), target_to_peer_) != Status::Ok) return false;
     for (int i = 0; i < 100; ++i) progress();  // the hellos
+    return true;
   }
 
   [[nodiscard]] bool ready() const { return target_to_peer_ != nullptr && peer_to_target_ != nullptr; }
@@ -166,7 +175,9 @@ class Pair {
     Request* recv = nullptr;
     Request* send = nullptr;
     TagRecvInfo info;
-    if (target_->tag_recv_nb(received.data(), length, tag, kTagMaskAll, recv, &info) != Status::InProgress) return false;
+    if (target_->tag_recv_nb(received.data(), length, tag, kTagMaskAll, recv, &info) != Status::InProgress) {
+      return false;
+    }
     const Status s = peer_->tag_send_nb(peer_to_target_, sent.data(), length, tag, send);
     if (s != Status::Ok && s != Status::InProgress) return false;
     if (!until([&] { return recv->done() && (send == nullptr || send->done()); })) return false;
@@ -177,8 +188,10 @@ class Pair {
     return ok;
   }
 
+  WorkerParams params_;
   std::string job_id_;
   std::unique_ptr<Worker> target_;
+  std::vector<std::unique_ptr<Worker>> retired_;  // before peer_: goes after it
   std::unique_ptr<Worker> peer_;
   Endpoint* target_to_peer_ = nullptr;
   Endpoint* peer_to_target_ = nullptr;

@@ -323,16 +323,7 @@ TEST_F(TcpTest, PutIntoRegisteredMemoryThenFlush) {
 int connect_raw(const Iface& iface) {
   tcp::TcpAddress address;
   if (!tcp::unpack_address(iface.address(), address)) return -1;
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in to{};
-  to.sin_family = AF_INET;
-  to.sin_addr.s_addr = address.listeners[0].ip;
-  to.sin_port = address.listeners[0].port;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof(to)) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
+  return testing::connect_tcp(address.listeners[0].ip, address.listeners[0].port);
 }
 
 // True once the peer has closed `fd` (read returns 0 or an error).

@@ -1,6 +1,8 @@
 // Helpers shared by the transport tests.
 #pragma once
 
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -37,6 +39,20 @@ inline bool check_pattern(const void* src, std::size_t length, std::size_t key) 
     if (bytes[i] != pattern(key, i)) return false;
   }
   return true;
+}
+
+// A blocking TCP socket connected to `ip`:`port` (network order), or -1.
+inline int connect_tcp(uint32_t ip, uint16_t port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_addr.s_addr = ip;
+  to.sin_port = port;
+  if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof(to)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 // Calls `step` until `done` holds or `seconds` pass; true if `done` held.

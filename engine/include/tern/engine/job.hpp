@@ -62,6 +62,8 @@ class Job {
   Job() = default;
   static std::string name_peer(void* arg, uint64_t peer_id);
   static void peer_failed(void* arg, Endpoint* endpoint, Status reason);
+  // At start-up: connects to every rank on this host over shm (see job.cpp).
+  void attach_local_peers();
 
   std::unique_ptr<runtime::Bootstrap> bootstrap_;
   std::unique_ptr<Worker> worker_;

@@ -1,0 +1,98 @@
+// A worker over TCP whose peer breaks the protocol: any malformed message
+// on a connection drops that connection at once, the worker fails the
+// endpoint and tells its owner, and the calls that need that peer fail;
+// its other peers are served as before. (Frames malformed at the transport
+// level are in tests/engine/transport/tcp_test.cpp.)
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "rogue.hpp"
+#include "transport/tcp/tcp_wire.hpp"
+
+namespace tern::engine::hostile {
+namespace {
+
+// A peer that speaks TCP frames but not the tag protocol: a bare tcp iface
+// of the job, which introduces itself with a hello like a worker does.
+class TcpRogue {
+ public:
+  TcpRogue(const Worker& target, const std::string& job_id, uint64_t uuid) : uuid_(uuid) {
+    transport::IfaceParams params;
+    params.job_id = job_id;
+    params.worker_uuid = uuid;
+    params.config.tcp_interfaces = "lo";
+    Status status = Status::InvalidParam;
+    iface_ = transport::create_tcp_iface(params, status);
+    if (!iface_) return;
+    iface_->set_am_handler(
+        tag::kAmHello, [](void* arg, const void*, std::size_t) -> bool { return *static_cast<bool*>(arg) = true; },
+        &greeted_);
+    ep_ = iface_->create_ep(transport_address(target, "tcp"), status);
+  }
+  ~TcpRogue() {
+    if (ep_ != nullptr) iface_->destroy_ep(ep_);
+  }
+
+  [[nodiscard]] bool ready() const { return ep_ != nullptr; }
+  [[nodiscard]] Status hello() {
+    const std::vector<std::byte> tcp = iface_->address();
+    const TransportAddress entry{"tcp", tcp};
+    const std::vector<std::byte> address = pack_worker_address(uuid_, "rogue-host", {&entry, 1});
+    Bytes bytes{address.data(), address.size()};
+    const ssize_t sent = ep_->am_bcopy(tag::kAmHello, &Bytes::pack, &bytes);
+    return sent < 0 ? static_cast<Status>(sent) : Status::Ok;
+  }
+  [[nodiscard]] transport::Ep& ep() { return *ep_; }
+  // The target said hello back: it has an endpoint to us.
+  [[nodiscard]] bool greeted() const { return greeted_; }
+  void progress() { (void)iface_->progress(); }
+
+ private:
+  uint64_t uuid_;
+  std::unique_ptr<transport::Iface> iface_;
+  transport::Ep* ep_ = nullptr;
+  bool greeted_ = false;
+};
+
+TEST(HostileTcp, MalformedMessageDropsTheConnectionAndFailsThePeersCalls) {
+  Pair pair("tcp", "self,tcp");
+  ASSERT_TRUE(pair.ready());
+  ASSERT_STREQ(pair.target_->transport_of(pair.target_to_peer_), "tcp");
+  const uint64_t rogue_uuid = 0x7e57000000000001ull;
+  TcpRogue rogue(*pair.target_, pair.job_id_, rogue_uuid);
+  ASSERT_TRUE(rogue.ready());
+  ASSERT_EQ(rogue.hello(), Status::Ok);
+  // The target connects back to it on the hello.
+  ASSERT_TRUE(pair.until([&] {
+    rogue.progress();
+    return rogue.greeted();
+  }));
+  const uint64_t before = pair.target_->rejected_messages();
+
+  // A synchronous eager message too short for its header.
+  ASSERT_EQ(rogue.ep().am_short(tag::kAmEagerSync, 1, nullptr, 0), Status::Ok);
+  ASSERT_TRUE(pair.until([&] {
+    rogue.progress();
+    return !pair.failed_.empty();
+  }));
+  EXPECT_EQ(pair.target_->rejected_messages(), before + 1);
+  ASSERT_EQ(pair.failed_.size(), 1u);
+  Endpoint* failed = pair.failed_[0];
+  EXPECT_NE(failed, pair.target_to_peer_);
+  EXPECT_EQ(pair.target_->peer_status(failed), Status::IoError);
+  EXPECT_EQ(pair.target_->tag_send(failed, "x", 1, 1), Status::IoError);
+  // The rogue finds its connection closed.
+  ASSERT_TRUE(pair.until([&] {
+    rogue.progress();
+    return rogue.ep().am_short(tag::kAmEager, 1, nullptr, 0) == Status::IoError;
+  }));
+  // The real peer is served as before.
+  EXPECT_EQ(pair.target_->peer_status(pair.target_to_peer_), Status::Ok);
+  EXPECT_TRUE(pair.target_still_receives(100));
+  EXPECT_TRUE(pair.target_still_receives(1 << 20));
+}
+
+}  // namespace
+}  // namespace tern::engine::hostile

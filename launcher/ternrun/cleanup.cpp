@@ -54,6 +54,57 @@ unsigned remove_job_segments(const std::string& job_id) {
   return removed;
 }
 
+bool start_sweeper(const std::string& temp_dir, const std::string& job_id, std::string& error) {
+  int alive[2];
+  if (pipe2(alive, O_CLOEXEC) != 0) {
+    error = std::string("cannot start the sweeper: pipe: ") + std::strerror(errno);
+    return false;
+  }
+  const pid_t first = fork();
+  if (first < 0) {
+    error = std::string("cannot start the sweeper: fork: ") + std::strerror(errno);
+    close(alive[0]);
+    close(alive[1]);
+    return false;
+  }
+  if (first == 0) {
+    // A grandchild, so that ternrun never reaps or counts it: the middle
+    // process exits at once and the sweeper goes to init (ternrun is not a
+    // subreaper yet). Its own session keeps a signal to ternrun's process
+    // group or terminal from reaching it.
+    if (fork() != 0) _exit(0);
+    setsid();
+    const int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int fd : {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO}) {
+      if (null_fd >= 0) dup2(null_fd, fd);  // no hold on the caller's output pipes
+    }
+    // Every descriptor but the pipe's read end goes (no pipe of ternrun's
+    // caller stays open for as long as the sweeper lives).
+    const int keep = alive[0];
+    for (int fd = 3; fd < 1024; ++fd) {
+      if (fd != keep) close(fd);
+    }
+    char byte;
+    // ternrun never writes: the read returns (0) when its last copy of the
+    // write end closes, that is when ternrun has ended.
+    while (read(keep, &byte, 1) < 0 && errno == EINTR) {
+    }
+    // Ranks die of their parent-death signal at the same moment; give a
+    // dying one the time to stop before sweeping behind it.
+    usleep(200 * 1000);
+    remove_job_segments(job_id);
+    std::error_code ignored;
+    std::filesystem::remove_all(temp_dir, ignored);
+    _exit(0);
+  }
+  close(alive[0]);
+  while (waitpid(first, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  // Kept open (close-on-exec, so no rank holds it) until ternrun ends.
+  (void)alive[1];
+  return true;
+}
+
 void adopt_orphans() { prctl(PR_SET_CHILD_SUBREAPER, 1); }
 
 namespace {

@@ -139,6 +139,7 @@ int run(int argc, char** argv) {
     say(error);
     return kExitSetupFailed;
   }
+  if (!start_sweeper(tmpdir.path(), job.id, error)) say("warning: " + error);
   PmixServer server;
   if (!server.start(tmpdir.path(), topology, error) ||
       !server.register_job(job, locations, bind_to, topology, tmpdir.path(), error)) {

@@ -314,6 +314,16 @@ pmix_status_t PmixBootstrap::get_string(pmix_rank_t rank, const char* key, bool 
   return PMIX_SUCCESS;
 }
 
+// The launcher's PMIx server went away (mpirun or the node daemon killed):
+// nothing can end this rank any more, and no peer will reach it through the
+// job, so it ends itself instead of waiting forever in a call.
+void on_lost_launcher(size_t, pmix_status_t, const pmix_proc_t*, pmix_info_t*, size_t, pmix_info_t*, size_t,
+                      pmix_event_notification_cbfunc_fn_t, void*) {
+  static constexpr char kMessage[] = "tern: the launcher's PMIx server is gone (connection lost): this rank ends\n";
+  (void)!write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
+  std::_Exit(1);
+}
+
 Status PmixBootstrap::init(std::string& error, unsigned timeout_seconds) {
   bool timed_out = false;
   pmix_status_t rc = timed_init(self_, timeout_seconds, timed_out);
@@ -331,6 +341,12 @@ Status PmixBootstrap::init(std::string& error, unsigned timeout_seconds) {
   }
   initialized_ = true;
   rank_ = self_.rank;
+  pmix_status_t lost = PMIX_ERR_LOST_CONNECTION;
+  if (pmix_status_t reg = PMIx_Register_event_handler(&lost, 1, nullptr, 0, on_lost_launcher, nullptr, nullptr);
+      reg < 0) {
+    TERN_LOG(Debug, "bootstrap: %s: a lost launcher will not end this rank",
+             pmix_failure("PMIx_Register_event_handler", reg).c_str());
+  }
 
   uint64_t value = 0;
   if (rc = get_unsigned(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, false, value); rc != PMIX_SUCCESS) {

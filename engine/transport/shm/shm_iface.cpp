@@ -353,7 +353,7 @@ Status ShmIface::arm() {
 void ShmIface::disarm() {
   // Down first, so that senders stop paying for datagrams once we are awake.
   header_->armed.store(0, std::memory_order_relaxed);
-  wakeup_.drain();
+  (void)wakeup_.drain();
 }
 
 }  // namespace shm

@@ -1,7 +1,9 @@
 #include "wakeup.hpp"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
@@ -55,6 +57,11 @@ Status WakeupSocket::open(const WakeupAddress& bind_to, WakeupSocket& out) {
     TERN_LOG(Error, "shm: binding the wakeup socket: %s", std::strerror(error));
     return Status::IoError;
   }
+  // Each datagram then carries its sender's credentials (drain checks them).
+  const int on = 1;
+  if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) != 0) {
+    TERN_LOG(Warn, "shm: SO_PASSCRED on the wakeup socket: %s", std::strerror(errno));
+  }
   out = WakeupSocket();
   out.fd_ = fd;
   return Status::Ok;
@@ -67,10 +74,33 @@ void WakeupSocket::signal(const WakeupAddress& peer) const noexcept {
   (void)ignored;
 }
 
-void WakeupSocket::drain() const noexcept {
-  char buffer[64];
-  while (recv(fd_, buffer, sizeof(buffer), MSG_DONTWAIT) > 0) {
+unsigned WakeupSocket::drain() const noexcept {
+  static std::atomic<bool> logged{false};
+  const uid_t user = geteuid();
+  unsigned strangers = 0;
+  for (;;) {
+    char byte;
+    iovec data{&byte, 1};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred))];
+    msghdr message{};
+    message.msg_iov = &data;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof(control);
+    if (recvmsg(fd_, &message, MSG_DONTWAIT) < 0) break;
+    // Without credentials (SO_PASSCRED failed) nothing can be told apart.
+    const cmsghdr* header = CMSG_FIRSTHDR(&message);
+    if (header == nullptr || header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_CREDENTIALS) continue;
+    ucred sender;
+    std::memcpy(&sender, CMSG_DATA(header), sizeof(sender));
+    if (sender.uid == user || sender.uid == 0) continue;
+    ++strangers;
+    if (!logged.exchange(true, std::memory_order_relaxed)) {
+      TERN_LOG(Warn, "shm: dropped a wakeup datagram from pid %d of user %u, who is not in this job",
+               static_cast<int>(sender.pid), static_cast<unsigned>(sender.uid));
+    }
   }
+  return strangers;
 }
 
 }  // namespace tern::engine::transport::shm

@@ -38,8 +38,10 @@ class WakeupSocket {
   // or a peer that is gone is not an error worth reporting.
   void signal(const WakeupAddress& peer) const noexcept;
 
-  // Reads every queued byte.
-  void drain() const noexcept;
+  // Reads every queued datagram; returns how many came from a process of
+  // another user (neither ours nor root), which are dropped (and logged once):
+  // an abstract socket can be written by anyone on the host.
+  unsigned drain() const noexcept;
 
  private:
   int fd_ = -1;

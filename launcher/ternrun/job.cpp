@@ -1,7 +1,11 @@
 #include "ternrun/job.hpp"
 
+#include <sys/random.h>
+
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <string>
 #include <string_view>
 
 namespace tern::launcher {
@@ -81,10 +85,34 @@ bool kernel_offers_transparent_hugepages() {
   return read && (mode.find("[always]") != std::string_view::npos || mode.find("[madvise]") != std::string_view::npos);
 }
 
-std::string make_namespace(long pid, std::uint32_t salt) {
+std::string make_namespace(long pid, std::string_view secret) {
+  return "ternrun-" + std::to_string(pid) + "-" + std::string(secret);
+}
+
+std::string make_job_id(long pid, std::uint32_t salt) {
   char text[64];
   std::snprintf(text, sizeof(text), "ternrun-%ld-%06x", pid, static_cast<unsigned>(salt & 0xffffff));
   return text;
+}
+
+std::string random_hex(std::size_t bytes) {
+  std::string bytes_in(bytes, '\0');
+  std::size_t got = 0;
+  while (got < bytes) {
+    const ssize_t n = getrandom(bytes_in.data() + got, bytes - got, 0);
+    if (n <= 0) {
+      if (n < 0 && errno == EINTR) continue;
+      return {};
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  for (char c : bytes_in) {
+    hex += kDigits[(static_cast<unsigned char>(c) >> 4) & 0xf];
+    hex += kDigits[static_cast<unsigned char>(c) & 0xf];
+  }
+  return hex;
 }
 
 std::string sanitize_job_id(std::string_view nspace) {

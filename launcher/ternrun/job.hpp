@@ -26,10 +26,22 @@ struct Job {
 // /sys/kernel/mm/transparent_hugepage/enabled): true for always or madvise.
 [[nodiscard]] bool kernel_offers_transparent_hugepages();
 
-// A namespace no other ternrun on this host uses at the same time:
-// "ternrun-<pid>-<salt as 6 hex digits>". The salt keeps a reused pid of an
-// earlier, crashed ternrun from sharing names with what that one left behind.
-std::string make_namespace(long pid, std::uint32_t salt);
+// The job's PMIx namespace, "ternrun-<pid>-<secret>", which is also its
+// password: the PMIx server accepts a client only for a registered namespace
+// and rank, and the namespace reaches the ranks alone (their environment and
+// ternrun's private directory); nothing visible to other users on the host
+// (shm or socket names: see make_job_id) is made from it, so a stranger cannot
+// claim a rank. `secret` comes from random_hex(16).
+std::string make_namespace(long pid, std::string_view secret);
+
+// The name of the job's shared resources, visible on the host (/dev/shm,
+// abstract sockets): "ternrun-<pid>-<salt as 6 hex digits>", with no part of
+// the namespace's secret. The salt keeps a reused pid of an earlier, crashed
+// ternrun from sharing names with what that one left behind.
+std::string make_job_id(long pid, std::uint32_t salt);
+
+// `bytes` random bytes from the kernel, as hex digits (empty if none came).
+std::string random_hex(std::size_t bytes);
 
 // Letters, digits, '-' and '_' are kept, anything else becomes '_': the
 // characters that are safe in shared-memory and socket names.

@@ -112,8 +112,13 @@ int run(int argc, char** argv) {
   }
   std::vector<Location> locations = map_ranks(job.size, topology.numa_of_core(), options.map_by);
 
-  job.nspace = make_namespace(static_cast<long>(getpid()), std::random_device{}());
-  job.id = sanitize_job_id(job.nspace);
+  const std::string secret = random_hex(16);
+  if (secret.empty()) {
+    say(std::string("cannot draw the job's secret (getrandom): ") + std::strerror(errno));
+    return kExitSetupFailed;
+  }
+  job.nspace = make_namespace(static_cast<long>(getpid()), secret);
+  job.id = make_job_id(static_cast<long>(getpid()), std::random_device{}());
   job.hostname = host_name();
 
   std::vector<std::string> warnings;

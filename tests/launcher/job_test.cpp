@@ -26,16 +26,22 @@ bool has_name(const std::vector<std::string>& env, const std::string& name) {
 
 Job test_job(bool oversubscribed = false) {
   Job job;
-  job.nspace = make_namespace(1234, 0xabcdef);
-  job.id = sanitize_job_id(job.nspace);
+  job.nspace = make_namespace(1234, "00112233445566778899aabbccddeeff");
+  job.id = make_job_id(1234, 0xabcdef);
   job.size = 2;
   job.oversubscribed = oversubscribed;
   return job;
 }
 
 TEST(launcher_job, Names) {
-  EXPECT_EQ(make_namespace(1234, 0xabcdef), "ternrun-1234-abcdef");
-  EXPECT_EQ(make_namespace(7, 0x12abcdef), "ternrun-7-abcdef");
+  EXPECT_EQ(make_job_id(1234, 0xabcdef), "ternrun-1234-abcdef");
+  EXPECT_EQ(make_job_id(7, 0x12abcdef), "ternrun-7-abcdef");
+  EXPECT_EQ(make_namespace(7, "0f1e"), "ternrun-7-0f1e");
+  // The namespace is the job's password: 128 random bits, different each time.
+  const std::string secret = random_hex(16);
+  EXPECT_EQ(secret.size(), 32u);
+  EXPECT_EQ(secret.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_NE(secret, random_hex(16));
   EXPECT_EQ(sanitize_job_id("ternrun-1234-abcdef"), "ternrun-1234-abcdef");
   EXPECT_EQ(sanitize_job_id("slurm.job/42:x"), "slurm_job_42_x");
   EXPECT_EQ(rank_list(1), "0");

@@ -208,11 +208,23 @@ int run(int argc, char** argv) {
   if (null_fd >= 0) close(null_fd);
 
   JobOutcome outcome = supervisor.run();
-  server.stop();
+  // A signal or a server that hangs (a client it refused half way) ends the
+  // wait: ternrun must finish whatever became of the server.
+  sigset_t ending;
+  sigemptyset(&ending);
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&ending, signal_number);
+  const int ending_fd = signalfd(-1, &ending, SFD_CLOEXEC | SFD_NONBLOCK);
+  const bool server_stopped = server.stop(5000, ending_fd);
+  if (ending_fd >= 0) close(ending_fd);
+  if (!server_stopped) say("warning: the PMIx server did not shut down; leaving it behind");
   tmpdir.remove();
   remove_job_segments(job.id);
   close(signal_fd);
   if (!outcome.message.empty()) std::fprintf(stderr, "%s\n", outcome.message.c_str());
+  if (!server_stopped) {
+    std::fflush(nullptr);
+    std::_Exit(outcome.exit_code);
+  }
   return outcome.exit_code;
 }
 

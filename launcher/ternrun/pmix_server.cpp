@@ -2,6 +2,7 @@
 
 #include <pmix.h>
 #include <pmix_server.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <utility>
 
 namespace tern::launcher {
@@ -150,7 +152,7 @@ class InfoList {
 
 }  // namespace
 
-PmixServer::~PmixServer() { stop(); }
+PmixServer::~PmixServer() { (void)stop(); }
 
 bool PmixServer::start(const std::string& tmpdir, const Topology& topology, std::string& error) {
   notify_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -347,15 +349,37 @@ std::vector<AbortRequest> PmixServer::take_aborts() {
   return std::exchange(aborts_, {});
 }
 
-void PmixServer::stop() {
+bool PmixServer::stop(int limit_ms, int interrupt_fd) {
   if (started_) {
-    PMIx_server_finalize();
     started_ = false;
+    // Left open if the finalize never returns: its thread still writes to it.
+    const int done_fd = eventfd(0, EFD_CLOEXEC);
+    if (done_fd < 0) {
+      PMIx_server_finalize();
+    } else {
+      std::thread finalizer([done_fd] {
+        PMIx_server_finalize();
+        const uint64_t one = 1;
+        (void)!write(done_fd, &one, sizeof(one));
+      });
+      pollfd watched[2] = {{done_fd, POLLIN, 0}, {interrupt_fd, POLLIN, 0}};
+      int ready;
+      do {
+        ready = poll(watched, interrupt_fd >= 0 ? 2 : 1, limit_ms);
+      } while (ready < 0 && errno == EINTR);
+      if (ready <= 0 || (watched[0].revents & POLLIN) == 0) {
+        finalizer.detach();
+        return false;
+      }
+      finalizer.join();
+      close(done_fd);
+    }
   }
   if (notify_fd_ >= 0) {
     close(notify_fd_);
     notify_fd_ = -1;
   }
+  return true;
 }
 
 }  // namespace tern::launcher

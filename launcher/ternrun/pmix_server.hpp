@@ -52,8 +52,13 @@ class PmixServer {
   // The aborts since the last call, oldest first; clears notify_fd().
   std::vector<AbortRequest> take_aborts();
 
-  // Shuts the library down (its thread and its files). Idempotent.
-  void stop();
+  // Shuts the library down (its thread and its files). Idempotent. The
+  // library's finalize runs on a thread of its own: when it has not returned
+  // within `limit_ms`, or `interrupt_fd` (the signalfd; -1: none) becomes
+  // readable first, it is left behind and stop() returns false; the caller
+  // then ends the process with std::_Exit, since exit handlers could wait on
+  // the same library.
+  bool stop(int limit_ms = 5000, int interrupt_fd = -1);
 
   // Called from the PMIx thread.
   void record_abort(unsigned rank, int status, const char* message);

@@ -260,6 +260,12 @@ Ep* ShmIface::create_ep(std::span<const std::byte> remote_address, Status& statu
   }
   if (cma_mode_ != runtime::Switch::Off) {
     const int error = cma_probe(address.pid, header->probe_address, kProbeMagic);
+    if (error == ESRCH) {
+      // Not a refusal: the peer has ended (a job that is going down).
+      TERN_LOG(Debug, "shm: the process behind %s is gone", address.segment_name.c_str());
+      status = Status::Unreachable;
+      return nullptr;
+    }
     if (error == 0) {
       peer.zcopy = true;
     } else if (cma_mode_ == runtime::Switch::On) {

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "p2p.hpp"
 #include "tern/runtime/config.hpp"
@@ -38,14 +39,23 @@ std::unique_ptr<Comm> make_comm(uint16_t context, int rank, std::vector<unsigned
   return comm;
 }
 
+// Under MPI_ERRORS_ARE_FATAL, the only handler before MPI_COMM_WORLD
+// exists, a failed start ends the process: ranks that carried on would run
+// without MPI and exit 0.
+[[noreturn]] void start_failed(const char* function, const std::string& why) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "%s: %s\n", function, why.c_str());
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
 int initialize(const char* function, int required, int* provided) {
   if (g_state != nullptr) {
-    std::fprintf(stderr, "%s: MPI is already initialized\n", function);
-    return MPI_ERR_OTHER;
+    return raise(nullptr, MPI_ERR_OTHER, function,
+                 "MPI is already initialized (MPI_Init or MPI_Init_thread called twice)");
   }
   if (g_finalized.load(std::memory_order_acquire)) {
-    std::fprintf(stderr, "%s: MPI cannot be initialized again after MPI_Finalize\n", function);
-    return MPI_ERR_OTHER;
+    start_failed(function, "MPI cannot be initialized again after MPI_Finalize");
   }
   if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE) required = MPI_THREAD_SINGLE;
   auto state = std::make_unique<State>();
@@ -61,15 +71,16 @@ int initialize(const char* function, int required, int* provided) {
   params.thread_safe = state->multiple;
   std::string error;
   if (Status s = engine::Job::create(state->job, error, params); s != Status::Ok) {
-    std::fprintf(stderr, "%s: cannot start: %s (%s)\n", function, error.c_str(), to_string(s));
-    return MPI_ERR_OTHER;
+    start_failed(function, "cannot start: " + error + " (" + to_string(s) + ")");
   }
   state->worker = &state->job->worker();
   const unsigned size = state->job->size();
   const unsigned rank = state->job->rank();
   if (size > static_cast<unsigned>(kMaxCommSize)) {
-    std::fprintf(stderr, "%s: a job of %u ranks exceeds Tern's limit of %d\n", function, size, kMaxCommSize);
-    return MPI_ERR_OTHER;
+    const std::string why = std::string(function) + ": a job of " + std::to_string(size) +
+                            " ranks exceeds Tern's limit of " + std::to_string(kMaxCommSize);
+    std::fprintf(stderr, "%s\n", why.c_str());
+    state->job->abort(1, why.c_str());
   }
   std::vector<unsigned> world(size);
   for (unsigned i = 0; i < size; ++i) world[i] = i;

@@ -1,6 +1,7 @@
 // Error classes, their texts, error handlers, and the one translation of
 // engine statuses into MPI error classes.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "state.hpp"
@@ -89,8 +90,12 @@ int raise(const Comm* comm, int error_class, const char* function, const char* f
 
 int not_initialized(const char* function) {
   const bool after = g_finalized.load(std::memory_order_acquire);
+  // No communicator (so no handler but MPI_ERRORS_ARE_FATAL) exists before
+  // MPI_Init or after MPI_Finalize: the error ends the process.
+  std::fflush(stdout);
   std::fprintf(stderr, "%s: called %s\n", function, after ? "after MPI_Finalize" : "before MPI_Init");
-  return MPI_ERR_OTHER;
+  std::fflush(stderr);
+  std::_Exit(1);
 }
 
 int unsupported(const Comm* comm, const char* function, const char* what) {

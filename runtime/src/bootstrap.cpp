@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "name_hash.hpp"
+#include "pmi_bootstrap.hpp"
 #include "pmix_bootstrap.hpp"
 
 extern char** environ;
@@ -56,16 +58,8 @@ std::string sanitize_job_id(std::string_view raw) {
     id.push_back(safe ? c : '_');
   }
   if (shorten) {
-    // FNV-1a of the whole name: two long namespaces that share a prefix stay apart.
-    uint64_t hash = 14695981039346656037ULL;
-    for (char c : raw) {
-      hash ^= static_cast<unsigned char>(c);
-      hash *= 1099511628211ULL;
-    }
-    char hex[17];
-    std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(hash));
     id += '-';
-    id += hex;
+    id += name_hash_hex(raw);
   }
   return id;
 }
@@ -93,10 +87,27 @@ Status create_bootstrap(const BootstrapOptions& options, std::unique_ptr<Bootstr
         return Status::Unreachable;
       }
       return create_pmix_bootstrap(out, error, options.init_timeout_seconds);
+    case BootstrapMode::Pmi:
+    case BootstrapMode::Pmi1:
+    case BootstrapMode::Pmi2:
+      if (!pmi_environment_present()) {
+        error =
+            "TERN_BOOTSTRAP=pmi, but no PMI server started this process (PMI_FD is not set); start it with "
+            "MPICH's mpirun (mpirun.mpich) or srun --mpi=pmi2";
+        return Status::Unreachable;
+      }
+      return create_pmi_bootstrap(out, error, options.mode, options.init_timeout_seconds);
     case BootstrapMode::Auto:
       break;
   }
   if (pmix_environment_present()) return create_pmix_bootstrap(out, error, options.init_timeout_seconds);
+  if (pmi_environment_present()) {
+    return create_pmi_bootstrap(out, error, BootstrapMode::Pmi, options.init_timeout_seconds);
+  }
+  if (std::string launcher = unsupported_launcher(); !launcher.empty()) {
+    error = std::move(launcher);
+    return Status::Unreachable;
+  }
   return create_singleton_bootstrap(out);
 }
 

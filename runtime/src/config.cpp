@@ -52,11 +52,15 @@ constexpr ConfigVariable kVariables[] = {
     {"TERN_TCP_RCVBUF", "0", "size; 0: the kernel's default", "SO_RCVBUF of TCP connections (setting it turns "
      "the kernel's auto-tuning off)."},
     {"TERN_TCP_NODELAY", "on", "on|off", "TCP_NODELAY on TCP connections: small messages leave at once."},
-    {"TERN_BOOTSTRAP", "auto", "auto|pmix|singleton",
-     "How a process finds its job. auto: PMIx when a PMIx launcher started it, else a job of one; "
-     "pmix: fail unless a PMIx launcher started it; singleton: a job of one even under a launcher."},
+    {"TERN_BOOTSTRAP", "auto", "auto|pmix|pmi|pmi1|pmi2|singleton",
+     "How a process finds its job. auto: PMIx when a PMIx launcher started it, PMI-2 (or PMI-1) when a PMI "
+     "launcher did (MPICH's mpirun, srun --mpi=pmi2), a job of one when no launcher is in sight, and an error "
+     "naming the launcher seen when it speaks neither; pmix: fail unless a PMIx launcher started it; pmi: fail "
+     "unless a PMI launcher did (pmi1, pmi2: with that wire version only); singleton: a job of one even under a "
+     "launcher."},
     {"TERN_BOOTSTRAP_TIMEOUT", "60", "seconds, 0..86400 (0: no limit)",
-     "How long PMIx_Init may take before start-up fails with an error naming the unreachable server."},
+     "How long PMIx_Init (or a PMI server's answer at start-up) may take before start-up fails with an error "
+     "naming the unreachable server."},
     {"TERN_MALLOC_HUGEPAGES", "auto", "auto|on|off",
      "ternrun: the ranks' malloc backs its large blocks with transparent huge pages "
      "(GLIBC_TUNABLES=glibc.malloc.hugetlb=1), so that zero-copy transfers pin and copy 2 MiB pages instead of "
@@ -98,6 +102,9 @@ bool parse_wait_mode(std::string_view text, WaitMode& out) {
 bool parse_bootstrap(std::string_view text, BootstrapMode& out) {
   if (text == "auto") out = BootstrapMode::Auto;
   else if (text == "pmix") out = BootstrapMode::Pmix;
+  else if (text == "pmi") out = BootstrapMode::Pmi;
+  else if (text == "pmi1") out = BootstrapMode::Pmi1;
+  else if (text == "pmi2") out = BootstrapMode::Pmi2;
   else if (text == "singleton") out = BootstrapMode::Singleton;
   else return false;
   return true;

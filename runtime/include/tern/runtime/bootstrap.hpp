@@ -2,8 +2,9 @@
 // node) and exchanges small blobs (worker addresses) with the other ranks.
 //
 // Started by a PMIx server (ternrun, Open MPI's mpirun, prterun, srun
-// --mpi=pmix), a process is a PMIx client; started on its own it is a
-// singleton job of size 1, as `./a.out` is under Open MPI or MPICH.
+// --mpi=pmix), a process is a PMIx client; started by a PMI-2 or PMI-1
+// server (MPICH's mpirun, srun --mpi=pmi2), a PMI client; started on its own
+// it is a singleton job of size 1, as `./a.out` is under Open MPI or MPICH.
 #pragma once
 
 #include <cstddef>
@@ -41,10 +42,11 @@ class Bootstrap {
   // same in every rank of the job. TERN_JOB_ID wins when set, so that the
   // launcher's clean-up after a crash finds what the ranks created.
   [[nodiscard]] virtual const std::string& job_id() const noexcept = 0;
-  // "pmix" or "singleton".
+  // "pmix", "pmi2", "pmi1" or "singleton".
   [[nodiscard]] virtual const char* name() const noexcept = 0;
   // Why the last call that failed did, naming the PMIx call and its status
-  // string where there was one; empty before any failure.
+  // string (the PMI command and the server's answer) where there was one;
+  // empty before any failure.
   [[nodiscard]] virtual const std::string& last_error() const noexcept = 0;
 
   // Publishes `value` under `key` for every rank of the job; visible to
@@ -76,17 +78,23 @@ class Bootstrap {
 
 struct BootstrapOptions {
   BootstrapMode mode = BootstrapMode::Auto;
-  // PMIx_Init taking longer than this fails with TimedOut; 0: no limit.
+  // PMIx_Init (each answer of a PMI server at start-up) taking longer than
+  // this fails with TimedOut; 0: no limit.
   unsigned init_timeout_seconds = kDefaultBootstrapTimeout;
 };
 
 // Creates the bootstrap TERN_BOOTSTRAP asks for (auto by default). auto:
 // PMIx when the environment shows a PMIx server started this process
-// (PMIX_NAMESPACE, PMIX_RANK or a PMIX_SERVER_URI* variable), a singleton
-// otherwise. If the environment says PMIx but PMIx_Init fails, that is an
-// error, not a silent singleton: N ranks that each think they are alone would
-// run the job N times. On failure `error` names the PMIx call and its status
-// string (or the bad TERN_* value) and `out` is left empty.
+// (PMIX_NAMESPACE, PMIX_RANK or a PMIX_SERVER_URI* variable); else PMI
+// (PMI-2, or PMI-1 where the server declines it) when it shows a PMI server
+// (PMI_FD); else, when it shows a launcher Tern cannot speak to
+// (unsupported_launcher), Unreachable with that message; a singleton only
+// with no launcher in sight. If the environment says PMIx or PMI but the
+// server does not answer as it should, that is an error, not a silent
+// singleton: N ranks that each think they are alone would run the job N
+// times. On failure `error` names the PMIx call and its status string (the
+// PMI command and the answer, or the bad TERN_* value) and `out` is left
+// empty.
 //
 // PMIx_Init waits forever for a server that accepts nothing (a stale
 // PMIX_SERVER_URI pointing at a dead host), so it runs on a helper thread and
@@ -107,6 +115,16 @@ struct BootstrapOptions {
 
 // True when the environment shows that a PMIx server started this process.
 [[nodiscard]] bool pmix_environment_present() noexcept;
+
+// True when the environment shows that a PMI-1/PMI-2 server started this
+// process and handed it a connected socket (PMI_FD).
+[[nodiscard]] bool pmi_environment_present() noexcept;
+
+// When the environment shows a launcher but neither a PMIx server nor a PMI
+// socket (PMI_PORT alone, PMI_RANK without PMI_FD, srun's SLURM_STEP_ID with
+// more than one task, OMPI_COMM_WORLD_SIZE > 1, ...): a message naming what
+// was seen and the commands that work. Empty otherwise.
+[[nodiscard]] std::string unsupported_launcher();
 
 // `raw` with every character other than letters, digits, '-' and '_'
 // replaced by '_'; too long a name is shortened and given a hash of the

@@ -19,9 +19,11 @@ enum class Switch : int { Auto, On, Off };
 enum class WaitMode : int { Spin, Block, Adaptive };
 
 // Where a process learns its rank and peers: auto (PMIx when a PMIx server
-// started the process, else a singleton), PMIx only, or a singleton even
-// under a launcher (debugging one rank by hand).
-enum class BootstrapMode : int { Auto, Pmix, Singleton };
+// started the process, else PMI-2 or PMI-1 when a PMI server did, else a
+// singleton when no launcher is in sight), PMIx only, PMI only (either wire
+// version, or the one named), or a singleton even under a launcher
+// (debugging one rank by hand).
+enum class BootstrapMode : int { Auto, Pmix, Pmi, Pmi1, Pmi2, Singleton };
 
 // PMIx_Init talks only to the server on this node, so a minute without an
 // answer means the server named in the environment is gone or unreachable.
@@ -41,7 +43,7 @@ struct Config {
   std::size_t spin_count = 20000;      // polls before an adaptive wait sleeps
   std::string transports;              // comma list restricting transports; empty: all
   BootstrapMode bootstrap = BootstrapMode::Auto;
-  unsigned bootstrap_timeout = kDefaultBootstrapTimeout;  // seconds PMIx_Init may take; 0: no limit
+  unsigned bootstrap_timeout = kDefaultBootstrapTimeout;  // seconds PMIx_Init (a PMI reply) may take; 0: no limit
   Switch malloc_hugepages = Switch::Auto;  // ternrun: ranks' malloc on transparent huge pages
   std::string tcp_interfaces = "auto";   // TERN_TCP_IF: names and CIDR blocks, auto or none
   std::size_t tcp_rndv_threshold = 64u << 10;  // TCP messages from this size go by rendezvous

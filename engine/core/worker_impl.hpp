@@ -129,6 +129,9 @@ class WorkerImpl {
   void* peer_namer_arg_ = nullptr;
   uint64_t rejected_messages_ = 0;
   uint64_t rejected_unknown_ = 0;  // of those, naming no peer this worker knows
+  // An unexpected message is kept whole in memory: one announced larger
+  // than the node's memory cannot be, whoever sent it.
+  std::size_t max_unexpected_bytes_ = SIZE_MAX;
   FailedLane failed_lane_;
 
   // --- wakeup (core/wakeup.cpp)

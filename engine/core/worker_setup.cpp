@@ -59,6 +59,11 @@ Status WorkerImpl::create(const WorkerParams& params, std::unique_ptr<WorkerImpl
   worker->uuid_ = make_uuid();
   worker->thread_safe_ = params.thread_safe;
   if (!worker->thread_safe_) worker->cpu_hop_.init(worker->uuid_);
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page_size > 0) {
+    worker->max_unexpected_bytes_ = static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size);
+  }
   if (Status s = worker->open_wakeup(); s != Status::Ok) return s;
   if (Status s = worker->open_ifaces(); s != Status::Ok) return s;
   out = std::move(worker);
@@ -155,6 +160,10 @@ void WorkerImpl::register_am_handlers(transport::Iface& iface) {
 }
 
 WorkerImpl::~WorkerImpl() {
+  // Messages nobody received: their payloads go back before the cache goes.
+  while (tag::UnexpectedEntry* entry = matcher_.find_unexpected(0, 0, true)) {
+    free_unexpected(*this, container_of(entry, &Message::entry));
+  }
   for (auto& [uuid, ep] : endpoints_) {
     for (unsigned size_class = 0; size_class < ProtocolMeter::kClasses; ++size_class) {
       const std::size_t length = ProtocolMeter::kSmallestClass << size_class;

@@ -307,6 +307,11 @@ bool on_eager_first(void* arg, const void* data, std::size_t length) {
     }
     return true;
   }
+  if (TERN_UNLIKELY(total > worker.max_unexpected_bytes_)) {
+    TERN_LOG(Error, "eager: an unexpected message of %zu bytes from %s exceeds this node's memory; dropped", total,
+             worker.peer_label(sender).c_str());
+    return true;
+  }
   // Later fragments from this sender land in it until it is whole.
   Message* m = keep_unexpected(worker, header.tag, total, payload, payload_length, sender, header.sender_request);
   if (m != nullptr && payload_length != total) sender->rx_unexpected = m;

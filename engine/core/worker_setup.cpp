@@ -249,7 +249,8 @@ Status WorkerImpl::connect(std::span<const std::byte> peer_address, Endpoint*& e
       return Status::Ok;
     }
   }
-  TERN_LOG(Error, "connect: no transport reaches peer %016llx", static_cast<unsigned long long>(peer.uuid));
+  // The caller says it in the job's words (Job: ranks, hosts and why).
+  TERN_LOG(Debug, "connect: no transport reaches peer %016llx", static_cast<unsigned long long>(peer.uuid));
   return Status::Unreachable;
 }
 

@@ -8,7 +8,8 @@
 #                                              default; nonzero = any failure but
 #                                              124 (a launcher's time limit)
 #                   [HIDE ere]                 lines checked but not shown
-#                   [TIMEOUT seconds]          60 by default
+#                   [TIMEOUT seconds]          60 by default; for Release: sanitizer
+#                                              builds multiply it by TERN_TEST_TIME_SCALE
 #                   [LABELS label...]
 #                   [ENVIRONMENT VAR=value...]
 #                   [PROPERTIES property value...])  more ctest properties
@@ -44,7 +45,8 @@ function(tern_checked_test)
     list(APPEND checks --hide "${ARG_HIDE}")
   endif()
   add_test(NAME ${ARG_NAME} COMMAND bash ${TERN_CHECKED_RUN} ${checks} -- ${ARG_COMMAND})
-  set_tests_properties(${ARG_NAME} PROPERTIES TIMEOUT ${ARG_TIMEOUT})
+  math(EXPR timeout "${ARG_TIMEOUT} * ${TERN_TEST_TIME_SCALE}")
+  set_tests_properties(${ARG_NAME} PROPERTIES TIMEOUT ${timeout})
   if(ARG_LABELS)
     set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}")
   endif()

@@ -115,43 +115,40 @@ std::string Job::describe_rank(unsigned rank) {
   return "rank " + std::to_string(rank) + " (host " + host_of(rank) + ")";
 }
 
-// Only for messages about a peer that misbehaved: a walk over the ranks'
-// published addresses, which the bootstrap has here since the fence.
-std::string Job::name_peer(void* arg, uint64_t peer_id) {
-  auto* job = static_cast<Job*>(arg);
-  for (unsigned rank = 0; rank < job->size(); ++rank) {
+// Only for a peer that misbehaved: a walk over the ranks' published
+// addresses, which the bootstrap has here since the fence.
+int Job::rank_of(uint64_t peer_id) {
+  for (unsigned rank = 0; rank < size(); ++rank) {
+    if (endpoints_[rank] != nullptr && worker_->peer_id(endpoints_[rank]) == peer_id) return static_cast<int>(rank);
     std::vector<std::byte> address;
     WorkerAddress unpacked;
-    if (job->bootstrap_->get(rank, kAddressKey, address) != Status::Ok ||
-        unpack_worker_address(address, unpacked) != Status::Ok || unpacked.uuid != peer_id) {
-      continue;
+    if (bootstrap_->get(rank, kAddressKey, address) == Status::Ok &&
+        unpack_worker_address(address, unpacked) == Status::Ok && unpacked.uuid == peer_id) {
+      return static_cast<int>(rank);
     }
-    return "rank " + std::to_string(rank) + " (host " + (unpacked.host.empty() ? "?" : std::string(unpacked.host)) +
-           ")";
   }
-  return {};
+  return -1;
+}
+
+std::string Job::name_peer(void* arg, uint64_t peer_id) {
+  auto* job = static_cast<Job*>(arg);
+  const int rank = job->rank_of(peer_id);
+  return rank < 0 ? std::string() : job->describe_rank(static_cast<unsigned>(rank));
 }
 
 void Job::peer_failed(void* arg, Endpoint* endpoint, Status reason) {
   auto* job = static_cast<Job*>(arg);
-  int rank = -1;
-  if (endpoint != nullptr) {
-    for (unsigned r = 0; r < job->endpoints_.size(); ++r) {
-      if (job->endpoints_[r] == endpoint) rank = static_cast<int>(r);
-    }
-  }
+  const int rank = endpoint != nullptr ? job->rank_of(job->worker_->peer_id(endpoint)) : -1;
+  if (endpoint != nullptr && rank < 0) return;  // no rank of ours waits for it; the worker logged it
   const std::string self = job->describe_rank(job->rank());
-  const std::string peer = endpoint != nullptr ? job->worker_->peer_name(endpoint) : std::string();
-  if (job->peer_failure_handler_ != nullptr && (endpoint == nullptr || rank >= 0)) {
-    job->last_error_ = endpoint != nullptr ? self + " disconnected " + peer + ", which broke the protocol"
-                                           : self + ": its shared-memory receive queue was corrupted";
+  job->last_error_ = endpoint != nullptr
+                         ? self + " disconnected " + job->worker_->peer_name(endpoint) + ", which broke the protocol"
+                         : self + ": its shared-memory receive queue was corrupted, so local ranks cannot reach it";
+  if (job->peer_failure_handler_ != nullptr) {
     job->peer_failure_handler_(job->peer_failure_arg_, rank, reason);
     return;
   }
-  const std::string message =
-      endpoint != nullptr
-          ? self + " disconnected " + peer + ", which broke the protocol (see the log); ending the job"
-          : self + ": its shared-memory receive queue was corrupted, so local ranks cannot reach it; ending the job";
+  const std::string message = job->last_error_ + " (see the log); ending the job";
   TERN_LOG(Error, "%s", message.c_str());
   job->abort(1, message.c_str());
 }

@@ -24,15 +24,19 @@ constexpr unsigned kLoggedRejects = 4;
 std::string WorkerImpl::peer_label(Endpoint* ep) const {
   if (ep->peer_name.empty() && peer_namer_ != nullptr) ep->peer_name = peer_namer_(peer_namer_arg_, ep->peer_uuid);
   if (!ep->peer_name.empty()) return ep->peer_name;
+  const std::string host = ep->peer_host.empty() ? "?" : ep->peer_host;
+  // Under a job, a peer the job cannot name is none of its ranks; a bare
+  // worker has only the peer's id to tell it from others on its host.
+  if (peer_namer_ != nullptr) return "a process on host " + host + " that is no rank of this job";
   char id[17];
   std::snprintf(id, sizeof(id), "%016" PRIx64, ep->peer_uuid);
-  return std::string("peer ") + id + " (host " + (ep->peer_host.empty() ? "?" : ep->peer_host) + ")";
+  return std::string("peer ") + id + " (host " + host + ")";
 }
 
 std::string WorkerImpl::label_of(uint64_t uuid) const {
   if (peer_namer_ != nullptr) {
     std::string name = peer_namer_(peer_namer_arg_, uuid);
-    if (!name.empty()) return name;
+    return name.empty() ? "a sender that is no rank of this job" : name;
   }
   char id[17];
   std::snprintf(id, sizeof(id), "%016" PRIx64, uuid);

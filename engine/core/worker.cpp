@@ -185,6 +185,10 @@ Status Worker::peer_status(const Endpoint* endpoint) const noexcept {
 
 uint64_t Worker::rejected_messages() const noexcept { return impl_->rejected_messages_; }
 
+uint64_t Worker::peer_id(const Endpoint* endpoint) const noexcept {
+  return impl_->owns(endpoint) ? endpoint->peer_uuid : 0;
+}
+
 std::string Worker::explain_unreachable(std::span<const std::byte> peer_address) const {
   return impl_->explain_unreachable(peer_address);
 }

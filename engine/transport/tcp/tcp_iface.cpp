@@ -358,12 +358,11 @@ void TcpIface::connection_failed(TcpConnection& connection, Status reason, int e
   }
   // A peer that finished closes its sockets: only a loss with work under way
   // is an error.
+  // Named by address: the worker, which knows the peer's rank, says more.
   if (outstanding || reason == Status::Unreachable) {
-    TERN_LOG(Error, "tcp: connection to peer %016llx (%s) failed: %s", static_cast<unsigned long long>(connection.peer_uuid),
-             connection.peer_name.c_str(), why);
+    TERN_LOG(Error, "tcp: connection to %s failed: %s", connection.peer_name.c_str(), why);
   } else {
-    TERN_LOG(Debug, "tcp: connection to peer %016llx (%s) ended: %s", static_cast<unsigned long long>(connection.peer_uuid),
-             connection.peer_name.c_str(), why);
+    TERN_LOG(Debug, "tcp: connection to %s ended: %s", connection.peer_name.c_str(), why);
   }
   if (connection.fd() >= 0) {
     epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, connection.fd(), nullptr);
@@ -382,8 +381,7 @@ void TcpIface::protocol_error(TcpConnection& connection, const char* what) {
     discard(connection);
     return;
   }
-  TERN_LOG(Error, "tcp: dropping the connection to peer %016llx (%s): %s",
-           static_cast<unsigned long long>(connection.peer_uuid), connection.peer_name.c_str(), what);
+  TERN_LOG(Error, "tcp: dropping the connection to %s: %s", connection.peer_name.c_str(), what);
   if (connection.fd() >= 0) {
     epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, connection.fd(), nullptr);
     --sockets_;

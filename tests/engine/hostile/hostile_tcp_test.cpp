@@ -9,52 +9,9 @@
 #include <vector>
 
 #include "rogue.hpp"
-#include "transport/tcp/tcp_wire.hpp"
 
 namespace tern::engine::hostile {
 namespace {
-
-// A peer that speaks TCP frames but not the tag protocol: a bare tcp iface
-// of the job, which introduces itself with a hello like a worker does.
-class TcpRogue {
- public:
-  TcpRogue(const Worker& target, const std::string& job_id, uint64_t uuid) : uuid_(uuid) {
-    transport::IfaceParams params;
-    params.job_id = job_id;
-    params.worker_uuid = uuid;
-    params.config.tcp_interfaces = "lo";
-    Status status = Status::InvalidParam;
-    iface_ = transport::create_tcp_iface(params, status);
-    if (!iface_) return;
-    iface_->set_am_handler(
-        tag::kAmHello, [](void* arg, const void*, std::size_t) -> bool { return *static_cast<bool*>(arg) = true; },
-        &greeted_);
-    ep_ = iface_->create_ep(transport_address(target, "tcp"), status);
-  }
-  ~TcpRogue() {
-    if (ep_ != nullptr) iface_->destroy_ep(ep_);
-  }
-
-  [[nodiscard]] bool ready() const { return ep_ != nullptr; }
-  [[nodiscard]] Status hello() {
-    const std::vector<std::byte> tcp = iface_->address();
-    const TransportAddress entry{"tcp", tcp};
-    const std::vector<std::byte> address = pack_worker_address(uuid_, "rogue-host", {&entry, 1});
-    Bytes bytes{address.data(), address.size()};
-    const ssize_t sent = ep_->am_bcopy(tag::kAmHello, &Bytes::pack, &bytes);
-    return sent < 0 ? static_cast<Status>(sent) : Status::Ok;
-  }
-  [[nodiscard]] transport::Ep& ep() { return *ep_; }
-  // The target said hello back: it has an endpoint to us.
-  [[nodiscard]] bool greeted() const { return greeted_; }
-  void progress() { (void)iface_->progress(); }
-
- private:
-  uint64_t uuid_;
-  std::unique_ptr<transport::Iface> iface_;
-  transport::Ep* ep_ = nullptr;
-  bool greeted_ = false;
-};
 
 TEST(HostileTcp, MalformedMessageDropsTheConnectionAndFailsThePeersCalls) {
   Pair pair("tcp", "self,tcp");

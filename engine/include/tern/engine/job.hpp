@@ -50,6 +50,7 @@ class Job {
   // from every local rank. The calls that need that rank fail from then
   // on. Without a handler the job is ended with a message naming both
   // ranks and their hosts: a rank left waiting for the other would hang.
+  // A peer that is no rank of the job is only logged.
   using PeerFailureHandler = void (*)(void* arg, int rank, Status reason);
   void on_peer_failure(PeerFailureHandler handler, void* arg) noexcept {
     peer_failure_handler_ = handler;
@@ -61,6 +62,8 @@ class Job {
  private:
   Job() = default;
   static std::string name_peer(void* arg, uint64_t peer_id);
+  // The rank whose published address carries `peer_id`, or -1.
+  [[nodiscard]] int rank_of(uint64_t peer_id);
   static void peer_failed(void* arg, Endpoint* endpoint, Status reason);
   // At start-up: connects to every rank on this host over shm (see job.cpp).
   void attach_local_peers();

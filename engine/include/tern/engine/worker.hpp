@@ -156,6 +156,9 @@ class Worker {
   void on_peer_failure(PeerFailureHandler handler, void* arg);
   // Not Ok once the endpoint's peer was disconnected (the reason its calls fail with).
   [[nodiscard]] Status peer_status(const Endpoint* endpoint) const noexcept;
+  // The id the peer's worker address carries (what a PeerNamer is given); 0
+  // for an endpoint of another worker.
+  [[nodiscard]] uint64_t peer_id(const Endpoint* endpoint) const noexcept;
   // Messages dropped as malformed so far (by the protocols; the transports
   // count their own).
   [[nodiscard]] uint64_t rejected_messages() const noexcept;

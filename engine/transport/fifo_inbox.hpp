@@ -107,9 +107,16 @@ class FifoInbox {
     }
     if (outermost) rx_.publish_tail();
     if (rings_claimed_ != nullptr) count += poll_rings(outermost);
+    // Beside depth_, whose line every poll writes anyway: no store of its own.
+    if (count == 0) ++idle_polls_;
     --depth_;
     return count;
   }
+
+  // Once every kIdlePollsPerCheck empty polls: time to look at the shared
+  // indices (health()), which reads the senders' line.
+  static constexpr uint32_t kIdlePollsPerCheck = 1u << 16;
+  [[nodiscard]] bool idle_check_due() const noexcept { return (idle_polls_ & (kIdlePollsPerCheck - 1)) == 0; }
 
   [[nodiscard]] bool ready() { return rx_.peek() != nullptr || ring_ready<std::memory_order_acquire>(); }
   [[nodiscard]] bool ready_seq_cst() { return rx_.ready_seq_cst() || ring_ready<std::memory_order_seq_cst>(); }
@@ -181,6 +188,7 @@ class FifoInbox {
 
   FifoReceiver rx_;
   unsigned depth_ = 0;
+  uint32_t idle_polls_ = 0;  // in the padding before handlers_
   std::array<Slot, 256> handlers_;
   const std::atomic<uint32_t>* rings_claimed_ = nullptr;
   uint32_t ring_slots_ = 0;

@@ -18,9 +18,6 @@ namespace shm {
 namespace {
 
 constexpr std::size_t kDefaultCmaChunk = std::size_t{4} << 20;
-// Empty polls between two checks of the FIFO's shared indices (which reads
-// the senders' head line): a few milliseconds of spinning.
-constexpr uint32_t kPollsPerCheck = 1u << 16;
 // How long a claimed cell may stay empty. A sender fills it within
 // microseconds; the bound leaves room for one that is descheduled or
 // stopped (a debugger, SIGSTOP) before the receiver gives up on the FIFO.
@@ -170,7 +167,8 @@ void ShmIface::release_shared_names() noexcept {
 unsigned ShmIface::progress() {
   // At most one FIFO's worth, so a peer that keeps sending cannot hold us.
   unsigned events = inbox_.poll(cells_);
-  if (events == 0 && (++idle_polls_ & (kPollsPerCheck - 1)) == 0) (void)check_inbox();
+  // The shared indices are checked now and then while idle (a few ms of spinning).
+  if (events == 0 && inbox_.idle_check_due()) (void)check_inbox();
   if (TERN_UNLIKELY(!pending_eps_.empty())) events += dispatch_pending();
   if (TERN_UNLIKELY(!zcopy_eps_.empty())) {
     events += progress_zcopy();

@@ -80,7 +80,6 @@ class ShmIface final : public Iface {
   runtime::IntrusiveList<ShmEp, &ShmEp::pending_hook> pending_eps_;
   runtime::IntrusiveList<ShmEp, &ShmEp::zcopy_hook> zcopy_eps_;
   uint32_t cells_;
-  uint32_t idle_polls_ = 0;  // empty polls, for the health check every kPollsPerCheck
   FifoInbox inbox_;
 
   SegmentHeader* header_;

@@ -44,7 +44,13 @@ uint64_t translate(const char* function, const void* address, std::size_t bytes,
 // longer spinning keeps it off a shared core (4 PEs on 2 cores: shmem_coll
 // took minutes instead of seconds).
 Status wait_for(engine::Request* request) {
-  wait_until([&] { return request->done(); });
+  // With several threads, another one's progress may complete the request
+  // under the worker's lock: look at it under that lock too (test()).
+  if (g_state->thread_level == SHMEM_THREAD_MULTIPLE) {
+    wait_until([&] { return worker().test(request) != Status::InProgress; });
+  } else {
+    wait_until([&] { return request->done(); });
+  }
   const Status status = request->status();
   worker().release(request);
   return status;

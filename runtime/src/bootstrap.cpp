@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "name_hash.hpp"
+#include "tern/runtime/name_hash.hpp"
 #include "pmi_bootstrap.hpp"
 #include "pmix_bootstrap.hpp"
 

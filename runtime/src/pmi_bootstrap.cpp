@@ -18,7 +18,7 @@
 #include <map>
 #include <new>
 
-#include "name_hash.hpp"
+#include "tern/runtime/name_hash.hpp"
 #include "pmi_mapping.hpp"
 #include "pmi_wire.hpp"
 #include "tern/runtime/log.hpp"

@@ -11,6 +11,7 @@
 #include "cma.hpp"
 #include "remote_fence.hpp"
 #include "tern/runtime/log.hpp"
+#include "tern/runtime/name_hash.hpp"
 #include "transport/fifo_config.hpp"
 
 namespace tern::engine::transport {
@@ -44,14 +45,7 @@ std::string job_tag(const std::string& job_id) {
                       c == '_');
   }
   if (plain) return job_id;
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (char c : job_id) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001b3ULL;
-  }
-  char text[17];
-  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(hash));
-  return text;
+  return runtime::name_hash_hex(job_id);
 }
 
 }  // namespace

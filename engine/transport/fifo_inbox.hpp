@@ -57,6 +57,7 @@ class FifoInbox {
   // empty past `stall_limit_ns` is a hole no sender will fill (a trashed
   // head), and waiting for it would hang the receiver.
   [[nodiscard]] FifoReceiver::Health health(uint64_t now_ns, uint64_t stall_limit_ns) noexcept {
+    if (TERN_UNLIKELY(ring_garbled())) return FifoReceiver::Health::Corrupt;
     const FifoReceiver::Health health = rx_.health();
     if (health != FifoReceiver::Health::Waiting) {
       stalled_ = false;
@@ -149,6 +150,13 @@ class FifoInbox {
     }
     for (const RingReceiver& ring : rings_) {
       if (ring.peek<Order>() != nullptr) return true;
+    }
+    return false;
+  }
+
+  [[nodiscard]] bool ring_garbled() const noexcept {
+    for (const RingReceiver& ring : rings_) {
+      if (ring.garbled()) return true;
     }
     return false;
   }

@@ -91,18 +91,19 @@ class RingSender {
   }
 
   // The receiver has read every record sent. Reads its line.
-  [[nodiscard]] bool drained() noexcept {
-    cached_tail_ = memory_.control->tail.load(std::memory_order_acquire);
-    return cached_tail_ == head_;
-  }
+  [[nodiscard]] bool drained() noexcept { return reload_tail() && cached_tail_ == head_; }
 
   // Whether send_short would find a slot now (reloads the tail if needed).
   [[nodiscard]] bool has_room() noexcept {
     // The slot zeroed ahead must be free too.
     if (head_ + kZeroAhead + 1 - cached_tail_ <= memory_.slots) return true;
-    cached_tail_ = memory_.control->tail.load(std::memory_order_acquire);
-    return head_ + kZeroAhead + 1 - cached_tail_ <= memory_.slots;
+    return reload_tail() && head_ + kZeroAhead + 1 - cached_tail_ <= memory_.slots;
   }
+
+  // The receiver's published position was found past what was sent, or
+  // more than a ring behind it: something else wrote it. The ring then
+  // never has room again (trusting the word would overwrite unread records).
+  [[nodiscard]] bool corrupt() const noexcept { return corrupt_; }
 
   // An active message of `header` then `length` bytes; the caller has
   // checked fits(length). False when the ring is full.
@@ -123,9 +124,24 @@ class RingSender {
   }
 
  private:
+  // False (and corrupt from then on) when the tail cannot be one the
+  // receiver published: only records sent are read, and no more than a
+  // ring's worth is ever unread.
+  [[nodiscard]] bool reload_tail() noexcept {
+    if (TERN_UNLIKELY(corrupt_)) return false;
+    const uint64_t tail = memory_.control->tail.load(std::memory_order_acquire);
+    if (TERN_UNLIKELY(tail > head_ || head_ - tail > memory_.slots)) {
+      corrupt_ = true;
+      return false;
+    }
+    cached_tail_ = tail;
+    return true;
+  }
+
   RingMemory memory_;
   uint64_t head_ = 0;
   uint64_t cached_tail_ = 0;
+  bool corrupt_ = false;
 };
 
 class RingReceiver {
@@ -154,6 +170,14 @@ class RingReceiver {
   }
 
   void pop() noexcept { ++tail_; }
+
+  // The next record's publication word holds neither value a sender
+  // writes: something else wrote the ring, and the receiver would wait on
+  // that slot forever. Looked at by health checks only, off the hot path.
+  [[nodiscard]] bool garbled() const noexcept {
+    const uint32_t word = memory_.slot(tail_)->published.load(std::memory_order_acquire);
+    return word != 0 && word != kRingPublished;
+  }
 
   void publish_tail() noexcept {
     if (tail_ != published_) {

@@ -67,7 +67,7 @@ Status ShmEp::am_short(uint8_t id, uint64_t header, const void* payload, std::si
                           : ring_.send_short<std::memory_order_seq_cst>(id, header, payload, length);
     if (TERN_UNLIKELY(!sent)) waiting_for_ = WaitingFor::RingRoom;
   } else {
-    if (!leave_ring()) return Status::WouldBlock;
+    if (!leave_ring()) return full_or_failed();
     sent = light_publish_ ? fifo_.send_short<std::memory_order_release>(id, header, payload, length)
                           : fifo_.send_short(id, header, payload, length);
     if (TERN_UNLIKELY(!sent)) waiting_for_ = WaitingFor::FifoRoom;
@@ -78,11 +78,11 @@ Status ShmEp::am_short(uint8_t id, uint64_t header, const void* payload, std::si
 }
 
 Status ShmEp::full_or_failed() noexcept {
-  if (TERN_LIKELY(!fifo_.corrupt())) return Status::WouldBlock;
+  if (TERN_LIKELY(!fifo_.corrupt() && !ring_.corrupt())) return Status::WouldBlock;
   if (!reported_corrupt_) {
     reported_corrupt_ = true;
-    TERN_LOG(Error, "shm: the receive queue of process %d is corrupted (its tail is past its head)",
-             static_cast<int>(peer_.pid));
+    TERN_LOG(Error, "shm: the receive %s of process %d is corrupted (its tail is past its head)",
+             fifo_.corrupt() ? "queue" : "ring", static_cast<int>(peer_.pid));
     // Told from the iface's progress, not from inside this send, whose
     // caller is still at work on its queues.
     failure_to_report_ = true;
@@ -94,7 +94,7 @@ Status ShmEp::full_or_failed() noexcept {
 ssize_t ShmEp::am_bcopy(uint8_t id, PackCallback pack, void* arg) {
   if (TERN_UNLIKELY(id >= kMaxAmId || pack == nullptr)) return static_cast<ssize_t>(Status::InvalidParam);
   if (TERN_UNLIKELY(pending_.blocks_sends())) return static_cast<ssize_t>(Status::WouldBlock);
-  if (!leave_ring()) return static_cast<ssize_t>(Status::WouldBlock);
+  if (!leave_ring()) return static_cast<ssize_t>(full_or_failed());
   const ssize_t result = light_publish_ ? fifo_.send_bcopy<std::memory_order_release>(id, pack, arg, max_bcopy_)
                                         : fifo_.send_bcopy(id, pack, arg, max_bcopy_);
   // Also after a failed pack: its empty cell was published.

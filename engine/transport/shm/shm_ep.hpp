@@ -66,12 +66,15 @@ class ShmEp final : public Ep {
   [[nodiscard]] bool take_failure() noexcept { return std::exchange(failure_to_report_, false); }
   // Whether the send that last returned WouldBlock would now go out.
   [[nodiscard]] bool has_room() noexcept {
+    bool room = false;
     switch (waiting_for_) {
-      case WaitingFor::RingRoom: return ring_.has_room();
-      case WaitingFor::RingDrained: return ring_.drained();
-      case WaitingFor::FifoRoom: break;
+      case WaitingFor::RingRoom: room = ring_.has_room(); break;
+      case WaitingFor::RingDrained: room = ring_.drained(); break;
+      case WaitingFor::FifoRoom: room = fifo_.has_room(); break;
     }
-    return fifo_.has_room();
+    // No room ever again where the peer's queue is corrupted: say so.
+    if (!room) (void)full_or_failed();
+    return room;
   }
   unsigned dispatch_pending() { return pending_.dispatch(); }
   [[nodiscard]] bool zcopy_idle() const noexcept { return zcopy_ops_.empty(); }
@@ -143,8 +146,8 @@ class ShmEp final : public Ep {
     return true;
   }
   void claim_ring(SegmentHeader* header) noexcept;
-  // A claim on the peer's FIFO failed: WouldBlock when it is full, IoError
-  // (reported once) when it is corrupted.
+  // A claim on the peer's FIFO or ring failed: WouldBlock when it is full,
+  // IoError (reported once) when it is corrupted.
   [[nodiscard]] Status full_or_failed() noexcept;
 
   enum class WaitingFor : uint8_t { FifoRoom, RingRoom, RingDrained };

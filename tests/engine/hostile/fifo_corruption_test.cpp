@@ -1,7 +1,8 @@
-// Shared FIFO indices trashed by something other than the FIFO's senders
-// and receiver: a head past cells nobody filled, a tail the receiver never
-// published, a head behind the tail, a tail past the head as a sender sees
-// it. Each ends in an error reported to the iface's owner, within a bound,
+// Shared FIFO indices and rings trashed by something other than their
+// senders and receiver: a head past cells nobody filled, a tail the receiver
+// never published, a head behind the tail, a tail past the head as a sender
+// sees it (FIFO and ring), a ring slot whose publication word no sender
+// wrote. Each ends in an error reported to the iface's owner, within a bound,
 // never in a hang or in cells overwritten.
 #include <gtest/gtest.h>
 
@@ -45,6 +46,7 @@ class FifoCorruption : public ::testing::Test {
     ASSERT_EQ(status, Status::Ok);
     transport::shm::ShmAddress address;
     ASSERT_TRUE(transport::shm::unpack_address(receiver_->address(), address));
+    geometry_ = address.geometry;
     ASSERT_EQ(transport::shm::ShmSegment::attach(address.segment_name, transport::shm::segment_size(address.geometry),
                                                  segment_),
               Status::Ok);
@@ -65,10 +67,21 @@ class FifoCorruption : public ::testing::Test {
   }
   transport::shm::ShmIface* shm_receiver() { return static_cast<transport::shm::ShmIface*>(receiver_.get()); }
   transport::FifoIndices& indices() { return static_cast<transport::shm::SegmentHeader*>(segment_.base())->fifo; }
+  // The first ring of the receiver's segment: the one our sender claimed.
+  transport::RingControl& ring_control() {
+    return *reinterpret_cast<transport::RingControl*>(static_cast<std::byte*>(segment_.base()) +
+                                                      transport::shm::rings_offset(geometry_));
+  }
+  transport::RingRecordHeader& ring_slot(uint64_t position) {
+    auto* data = reinterpret_cast<std::byte*>(&ring_control()) + sizeof(transport::RingControl);
+    const uint64_t slots = transport::shm::kRingBytes / transport::kRingSlot;
+    return *reinterpret_cast<transport::RingRecordHeader*>(data + (position % slots) * transport::kRingSlot);
+  }
 
-  // Messages that go through the FIFO (too long for a ring).
-  Status send(int count) {
-    const std::vector<std::byte> payload(100);
+  // Messages that go through the FIFO (too long for a ring), or through
+  // the sender's ring.
+  Status send(int count, std::size_t length = 100) {
+    const std::vector<std::byte> payload(length);
     for (int i = 0; i < count; ++i) {
       if (Status s = ep_->am_short(kAmId, i, payload.data(), payload.size()); s != Status::Ok) return s;
     }
@@ -86,6 +99,7 @@ class FifoCorruption : public ::testing::Test {
   std::unique_ptr<Iface> receiver_, sender_;
   Ep* ep_ = nullptr;
   transport::shm::ShmSegment segment_;
+  transport::FifoGeometry geometry_{};
   int received_ = 0;
 };
 
@@ -141,6 +155,35 @@ TEST_F(FifoCorruption, SenderFindingTheTailPastTheHeadFailsInsteadOfOverwriting)
   ASSERT_EQ(at_sender_.seen.size(), 1u);
   EXPECT_EQ(at_sender_.seen[0].lane, ep_);
   EXPECT_EQ(send(1), Status::IoError);
+}
+
+TEST_F(FifoCorruption, SenderFindingItsRingsTailPastWhatItSentFailsInsteadOfOverwriting) {
+  constexpr std::size_t kRingMessage = 8;  // fits a ring slot
+  ASSERT_EQ(send(2, kRingMessage), Status::Ok);
+  while (received_ < 2) (void)receiver_->progress();
+  ring_control().tail.store(1u << 20);
+  Status status = Status::Ok;
+  int sent = 0;
+  while (sent < 10000 && (status = send(1, kRingMessage)) == Status::Ok) ++sent;
+  EXPECT_EQ(status, Status::IoError);
+  EXPECT_LE(sent, static_cast<int>(transport::shm::kRingBytes / transport::kRingSlot));
+  (void)sender_->progress();
+  ASSERT_EQ(at_sender_.seen.size(), 1u);
+  EXPECT_EQ(at_sender_.seen[0].lane, ep_);
+  // Longer messages, which would go through the FIFO once the ring is
+  // drained, fail too: the ring never says it is.
+  EXPECT_EQ(send(1), Status::IoError);
+}
+
+TEST_F(FifoCorruption, GarbledRingSlotIsFoundWhileIdle) {
+  constexpr std::size_t kRingMessage = 8;
+  ASSERT_EQ(send(2, kRingMessage), Status::Ok);
+  while (received_ < 2) (void)receiver_->progress();
+  // The slot the receiver reads next holds a word no sender writes.
+  ring_slot(2).published.store(0x41414141);
+  ASSERT_TRUE(receiver_reports(5));
+  EXPECT_EQ(at_receiver_.seen[0].lane, nullptr);
+  EXPECT_EQ(received_, 2);
 }
 
 TEST(FifoCorruptionInAWorker, WorkerWhoseFifoIsTrashedTellsItsOwner) {

@@ -278,8 +278,10 @@ template <typename Done>
 void progress_until(Done&& done) {
   State& state = *g_state;
   std::size_t idle_polls = 0;
+  if (done()) return;
+  state.worker->set_waiting(true);
   for (;;) {
-    if (done()) return;
+    if (done()) break;
     if (state.worker->progress() != 0) {
       idle_polls = 0;
       continue;
@@ -290,11 +292,12 @@ void progress_until(Done&& done) {
       continue;
     }
     idle_polls = 0;
-    if (done()) return;
+    if (done()) break;
     if (state.worker->arm() == Status::Busy) continue;
     pollfd wakeup{state.worker->efd(), POLLIN, 0};
     (void)poll(&wakeup, 1, 1);
   }
+  state.worker->set_waiting(false);
 }
 
 // Whether an engine request is done. Under MPI_THREAD_MULTIPLE through the

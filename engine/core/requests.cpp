@@ -53,6 +53,8 @@ void WorkerImpl::release(RequestImpl* request) noexcept {
 
 Status WorkerImpl::cancel(RequestImpl* request) noexcept {
   if (request->kind != RequestKind::Recv || !request->expected.hook.linked()) return Status::Busy;
+  // A sender that claimed it through the tag device is filling it now.
+  if (!offload_.claim(&request->expected)) return Status::Busy;
   matcher_.remove_expected(&request->expected);
   complete(request, Status::Canceled);
   return Status::Ok;

@@ -18,6 +18,7 @@ void WorkerImpl::wait_until(Done&& done) {
   std::size_t idle_polls = 0;
   unsigned yields = 0;
   bool slept = false;
+  bool marked_waiting = false;
   for (;;) {
     const uint64_t completions_seen = thread_safe_ ? completions_.load(std::memory_order_seq_cst) : 0;
     bool sends_blocked = false;
@@ -25,7 +26,12 @@ void WorkerImpl::wait_until(Done&& done) {
       Guard guard(*this);
       if (done()) {
         if (!thread_safe_ && mode == runtime::WaitMode::Adaptive) cpu_hop_.on_wait_done(yields != 0 && !slept);
+        if (marked_waiting) set_waiting(false);
         return;
+      }
+      if (!marked_waiting) {
+        set_waiting(true);
+        marked_waiting = true;
       }
       if (progress() != 0) {
         idle_polls = 0;

@@ -106,6 +106,11 @@ void Worker::release(Request* request) {
   impl_->release(RequestImpl::from(request));
 }
 
+void Worker::set_waiting(bool waiting) noexcept {
+  WorkerImpl::Guard guard(*impl_);
+  impl_->set_waiting(waiting);
+}
+
 int Worker::efd() const noexcept { return impl_->efd(); }
 
 Status Worker::arm() {

@@ -19,6 +19,7 @@
 #include "core/request_impl.hpp"
 #include "core/unexpected.hpp"
 #include "tag/matcher.hpp"
+#include "tag/offload.hpp"
 #include "tag/wire.hpp"
 #include "tern/engine/worker.hpp"
 #include "tern/runtime/object_pool.hpp"
@@ -105,6 +106,22 @@ class WorkerImpl {
                                        TagRecvInfo* info);
   void start_get(RequestImpl* request, Endpoint* sender, transport::RemoteMemory remote, std::size_t length,
                  uint64_t sender_request);
+  // The earliest posted receive an arriving message tagged `tag` matches,
+  // taken out of matching (and back from the tag device, where a sender may
+  // have claimed it first: the next one then); null when none matches.
+  [[nodiscard]] tag::ExpectedEntry* match_posted(uint64_t tag) {
+    for (;;) {
+      tag::ExpectedEntry* entry = matcher_.match_expected(tag);
+      if (entry == nullptr || TERN_LIKELY(offload_.claim(entry))) return entry;
+    }
+  }
+  // Told to the tag device (transport/tag_device.hpp): blocking waits
+  // mark their start and end.
+  void set_waiting(bool waiting) noexcept {
+    if (transport::TagDevice* device = offload_.device()) device->set_owner_waiting(waiting);
+  }
+  // A sender filled a receive of the tag device (proto/offload.cpp).
+  static void on_tag_completion(void* arg, const transport::TagDeviceCompletion& completion);
 
   // --- peers that break the protocol (core/peers.cpp)
   // Drops a malformed message: logs it, naming the peer that sent it (or
@@ -175,12 +192,17 @@ class WorkerImpl {
   std::atomic<unsigned> followers_{0};
   // Last, so that adding it moved no other member.
   uint64_t progress_events_ = 0;
+  // Tag-matching offload (tag/offload.hpp): what the tag device holds, and
+  // the size from which sends look for a receive there (SIZE_MAX: never).
+  tag::Offload offload_;
+  std::size_t offload_send_threshold_ = SIZE_MAX;
 
  private:
   WorkerImpl() = default;
   void register_am_handlers(transport::Iface& iface);
   [[nodiscard]] Status open_ifaces();
   [[nodiscard]] Status open_wakeup();
+  void attach_tag_device();
 };
 
 // Returns an unexpected message (and its heap data) to the pool.

@@ -145,8 +145,21 @@ Status WorkerImpl::open_ifaces() {
   for (std::size_t i = 0; i < ifaces_.size(); ++i) {
     entries.push_back({ifaces_[i]->attr().name, iface_addresses[i]});
   }
+  attach_tag_device();
   address_ = pack_worker_address(uuid_, transport::local_host_name(), entries);
   return Status::Ok;
+}
+
+void WorkerImpl::attach_tag_device() {
+  if (params_.config.tm_offload == runtime::Switch::Off) return;
+  offload_send_threshold_ = std::max<std::size_t>(params_.config.tm_threshold, 1);
+  for (auto& iface : ifaces_) {
+    if (transport::TagDevice* device = iface->tag_device()) {
+      device->set_completion_handler(&WorkerImpl::on_tag_completion, this);
+      offload_.attach(device, params_.config.tm_threshold);
+      return;
+    }
+  }
 }
 
 void WorkerImpl::register_am_handlers(transport::Iface& iface) {

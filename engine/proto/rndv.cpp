@@ -62,7 +62,7 @@ bool on_rndv_rts(void* arg, const void* data, std::size_t length) {
   if (header.length > kMaxMessageLength || header.sender_request == 0 || (header.address == 0 && header.length != 0)) {
     return worker.reject(sender, kWhat, length);
   }
-  if (tag::ExpectedEntry* entry = worker.matcher_.match_expected(header.tag)) {
+  if (tag::ExpectedEntry* entry = worker.match_posted(header.tag)) {
     RequestImpl* r = RequestImpl::from_expected(entry);
     r->mutable_info() = {header.tag, header.length};
     worker.start_get(r, sender, {header.address, header.offer_key}, header.length, header.sender_request);

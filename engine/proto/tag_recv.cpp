@@ -138,6 +138,7 @@ Status WorkerImpl::tag_recv_nb(void* buffer, std::size_t length, uint64_t tag, u
   r->expected.tag = tag;
   r->expected.mask = mask;
   matcher_.post(&r->expected);
+  offload_.posted(&r->expected, buffer, length);
   request = r;
   return Status::InProgress;
 }
@@ -248,7 +249,7 @@ bool on_eager(void* arg, const void* data, std::size_t length) {
   if (TERN_UNLIKELY(!read_header(data, length, tag))) return worker.reject(nullptr, "eager message", length);
   const auto* payload = static_cast<const std::byte*>(data) + sizeof(tag);
   const std::size_t payload_length = length - sizeof(tag);
-  if (tag::ExpectedEntry* entry = worker.matcher_.match_expected(tag)) {
+  if (tag::ExpectedEntry* entry = worker.match_posted(tag)) {
     deliver_whole(worker, RequestImpl::from_expected(entry), tag, payload, payload_length);
     return true;
   }
@@ -267,7 +268,7 @@ bool on_eager_sync(void* arg, const void* data, std::size_t length) {
   if (TERN_UNLIKELY(header.sender_request == 0)) return worker.reject(sender, kWhat, length);
   const auto* payload = static_cast<const std::byte*>(data) + sizeof(header);
   const std::size_t payload_length = length - sizeof(header);
-  if (tag::ExpectedEntry* entry = worker.matcher_.match_expected(header.tag)) {
+  if (tag::ExpectedEntry* entry = worker.match_posted(header.tag)) {
     worker.send_ack(sender, header.sender_request);
     deliver_whole(worker, RequestImpl::from_expected(entry), header.tag, payload, payload_length);
     return true;
@@ -293,7 +294,7 @@ bool on_eager_first(void* arg, const void* data, std::size_t length) {
     return worker.reject(sender, kWhat, length);
   }
   const auto total = static_cast<std::size_t>(header.total_length);
-  if (tag::ExpectedEntry* entry = worker.matcher_.match_expected(header.tag)) {
+  if (tag::ExpectedEntry* entry = worker.match_posted(header.tag)) {
     RequestImpl* r = RequestImpl::from_expected(entry);
     if (header.sender_request != 0) worker.send_ack(sender, header.sender_request);
     const std::size_t copied = std::min(payload_length, r->length);

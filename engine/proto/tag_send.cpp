@@ -89,6 +89,11 @@ Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t len
     return Status::InvalidParam;
   }
   ++ep->sends_posted;
+  // A receive the peer's tag device holds takes the message at once.
+  if (TERN_UNLIKELY(length >= offload_send_threshold_) && ep->send_queue.empty() && length <= kMaxMessageLength) {
+    const Status status = ep->lane->tag_offload_send(tag, uuid_, buffer, length);
+    if (status != Status::NotFound) return status;
+  }
   if (TERN_LIKELY(length <= ep->max_short && flags == 0 && ep->send_queue.empty())) {
     Status status = ep->lane->am_short(tag::kAmEager, tag, buffer, length);
     if (TERN_LIKELY(status == Status::Ok)) return Status::Ok;

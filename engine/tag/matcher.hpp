@@ -28,6 +28,7 @@ struct ExpectedEntry {
   uint64_t mask = 0;
   uint64_t sequence = 0;  // set by the matcher on post
   runtime::ListHook hook;
+  int32_t device_slot = -1;  // where a tag device holds it too (offload.hpp); -1: software only
 };
 
 struct UnexpectedEntry {

@@ -22,6 +22,7 @@
 #include "atomic.hpp"
 #include "completion.hpp"
 #include "pending.hpp"
+#include "tag_device.hpp"
 #include "tern/runtime/status.hpp"
 
 namespace tern::engine::transport {
@@ -147,6 +148,16 @@ class Ep {
     return Status::Unsupported;
   }
 
+  // Tag-matching offload (tag_device.hpp): delivers a message of `length`
+  // bytes tagged `tag` straight into a receive the peer posted to its tag
+  // device, and returns Ok (the message is delivered and matched), IoError
+  // (it was matched but the receive buffer could not be written; the
+  // receiver is told too), or NotFound: no posted receive matched it, or the
+  // device may not be used now; the message then goes the ordinary way.
+  [[nodiscard]] virtual Status tag_offload_send(uint64_t /*tag*/, uint64_t /*sender_uuid*/, const void* /*buffer*/,
+                                                std::size_t /*length*/) {
+    return Status::NotFound;
+  }
   // Ok when every operation issued so far has completed; otherwise InProgress
   // and `comp` (if not null) finishes once they have.
   [[nodiscard]] virtual Status flush(Completion* comp) = 0;
@@ -182,6 +193,9 @@ class Iface {
   // Consumes the wakeup notification after the fd fired.
   virtual void disarm() = 0;
 
+  // The device that takes posted receives for tag-matching offload; null
+  // where the transport has none (or it is switched off).
+  [[nodiscard]] virtual TagDevice* tag_device() noexcept { return nullptr; }
   // Removes the names this iface gave to shared resources (shm segments), so
   // that a process about to die abruptly leaves nothing in /dev/shm. Peers
   // already attached keep working; new ones can no longer attach.

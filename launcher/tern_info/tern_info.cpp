@@ -2,6 +2,7 @@
 // transports with their capabilities and thresholds, the topology, and every
 // TERN_* variable with its current value, default and meaning.
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <string>
 #include <unistd.h>
@@ -42,6 +43,18 @@ void print_transport(const char* name, std::unique_ptr<transport::Iface> iface, 
               attr.priority);
   std::printf("        rendezvous from %zu B (from Worker::mem_alloc memory: %zu B)\n", attr.rndv_threshold,
               attr.rndv_threshold_mapped);
+  const tern::runtime::Config& config = tern::runtime::global_config();
+  if (transport::TagDevice* device = iface->tag_device()) {
+    std::printf("        tag-matching device: %s, %u posted receives from %zu B (local senders match and write them)\n",
+                device->name(), device->capacity(), config.tm_threshold);
+  } else if (std::strcmp(attr.name, "shm") == 0) {
+    std::printf("        tag-matching device: none (%s)\n",
+                config.tm_offload == tern::runtime::Switch::Off ? "TERN_TM_OFFLOAD=off"
+                : config.tm_capacity == 0                     ? "TERN_TM_CAPACITY=0"
+                                                              : "senders write receives with CMA, and TERN_CMA=off");
+  } else {
+    std::printf("        tag-matching device: none (the transport has none)\n");
+  }
 }
 
 }  // namespace

@@ -32,6 +32,14 @@ constexpr ConfigVariable kVariables[] = {
     {"TERN_SHM_RINGS", "auto", "auto|on|off",
      "Messages of up to 16 bytes on a node go through a ring per sender, two to a cache line, instead of one "
      "FIFO cell each. off: every message through the FIFO."},
+    {"TERN_TM_OFFLOAD", "auto", "auto|on|off",
+     "Tag-matching offload: posted receives go to a device that matches arriving messages against them and "
+     "delivers straight into the receive buffer. On a node the device is shared memory: a local sender finds "
+     "the receive itself and writes the data into it (CMA), so the data lands while the receiver computes. "
+     "auto and on: where the device exists (shm with CMA); off: matching in software only."},
+    {"TERN_TM_THRESH", "64K", "size", "Receives of at least this many bytes go to the tag-matching device, and "
+     "sends of at least this many bytes look for one there."},
+    {"TERN_TM_CAPACITY", "64", "0..64", "Receives the tag-matching device holds at once (0: none)."},
     {"TERN_SHM_ARENA_SIZE", "16G", "size; 0 turns the arena off",
      "Address space reserved for memory from Worker::mem_alloc, which local peers map and copy from "
      "directly (pages are used only when touched)."},
@@ -192,6 +200,13 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
     return reject("TERN_CMA_SPLIT", v);
   if (const char* v = lookup("TERN_SHM_RINGS"); v && !parse_switch(v, config.shm_rings))
     return reject("TERN_SHM_RINGS", v);
+  if (const char* v = lookup("TERN_TM_OFFLOAD"); v && !parse_switch(v, config.tm_offload))
+    return reject("TERN_TM_OFFLOAD", v);
+  if (const char* v = lookup("TERN_TM_THRESH"); v && !parse_size(v, config.tm_threshold))
+    return reject("TERN_TM_THRESH", v);
+  if (const char* v = lookup("TERN_TM_CAPACITY")) {
+    if (!parse_size(v, config.tm_capacity) || config.tm_capacity > 64) return reject("TERN_TM_CAPACITY", v);
+  }
   if (const char* v = lookup("TERN_SHM_ARENA_SIZE"); v && !parse_size(v, config.shm_arena_size))
     return reject("TERN_SHM_ARENA_SIZE", v);
   if (const char* v = lookup("TERN_WAIT_MODE"); v && !parse_wait_mode(v, config.wait_mode))

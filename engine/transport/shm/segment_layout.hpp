@@ -1,6 +1,7 @@
 // The layout of a receive segment: this header, the owner's offer slots
-// (offer.hpp), the FIFO cells, then one ring per sender of small messages
-// (transport/ring.hpp). One segment per shm iface; every local peer maps it
+// (offer.hpp), the FIFO cells, one ring per sender of small messages
+// (transport/ring.hpp), then the table of the owner's offloaded receives
+// (tag_table.hpp). One segment per shm iface; every local peer maps it
 // to send to that iface.
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <cstdint>
 
 #include "offer.hpp"
+#include "tag_table.hpp"
 #include "transport/fifo.hpp"
 #include "transport/ring.hpp"
 #include "tern/runtime/compiler.hpp"
@@ -16,7 +18,7 @@
 namespace tern::engine::transport::shm {
 
 inline constexpr uint64_t kSegmentMagic = 0x316d68736e726574;  // "ternshm1"
-inline constexpr uint32_t kSegmentVersion = 3;
+inline constexpr uint32_t kSegmentVersion = 4;
 // What the owner keeps at `probe_address`, for peers to test CMA against.
 inline constexpr uint64_t kProbeMagic = 0x65626f72702d616d;  // "ma-probe"
 
@@ -67,8 +69,12 @@ inline constexpr std::size_t kRingStride = sizeof(RingControl) + kRingBytes;
   return kCellsOffset + geometry.bytes();
 }
 
-[[nodiscard]] constexpr std::size_t segment_size(FifoGeometry geometry) noexcept {
+[[nodiscard]] constexpr std::size_t tag_table_offset(FifoGeometry geometry) noexcept {
   return rings_offset(geometry) + kRingSlots * kRingStride;
+}
+
+[[nodiscard]] constexpr std::size_t segment_size(FifoGeometry geometry) noexcept {
+  return tag_table_offset(geometry) + sizeof(TagTable);
 }
 
 }  // namespace tern::engine::transport::shm

@@ -32,6 +32,8 @@ ShmEp::ShmEp(ShmIface& iface, Peer&& peer) noexcept
   light_publish_ = header->fences_before_sleep != 0 && remote_fence_registered();
   peer_copying_ = &header->copying;
   peer_offers_ = reinterpret_cast<OfferSlot*>(static_cast<std::byte*>(peer_.segment.base()) + kOffersOffset);
+  peer_tags_ =
+      reinterpret_cast<TagTable*>(static_cast<std::byte*>(peer_.segment.base()) + tag_table_offset(peer_.geometry));
   arena_.describe(peer_.pid, peer_.arena_fd, peer_.arena_base, peer_.arena_capacity);
   claim_ring(header);
 }
@@ -89,6 +91,36 @@ Status ShmEp::full_or_failed() noexcept {
     iface_.schedule_pending(*this);
   }
   return Status::IoError;
+}
+
+Status ShmEp::tag_offload_send(uint64_t tag, uint64_t sender_uuid, const void* buffer, std::size_t length) {
+  if (!zcopy_ || !anything_posted(*peer_tags_)) return Status::NotFound;
+  // A peer waiting in the library shares the copy through the ordinary
+  // protocols (and its FIFO is as quick below the rendezvous).
+  if (peer_tags_->owner_waiting.load(std::memory_order_relaxed) != 0) return Status::NotFound;
+  // Only once the peer has read everything we sent it (each message then
+  // matched a receive or waits as unexpected): an earlier message of ours
+  // still in its queue could match the receive we would take.
+  if (!pending_.empty() || !fifo_.all_mine_read() || (on_ring_ && !ring_.drained())) return Status::NotFound;
+  TagClaim claim;
+  if (!claim_posted_receive(*peer_tags_, tag, claim)) return Status::NotFound;
+  const std::size_t copied = static_cast<std::size_t>(std::min<uint64_t>(length, claim.capacity));
+  int error = 0;
+  if (copied != 0) {
+    if (std::byte* mapped = arena_.translate(claim.buffer, copied)) {
+      runtime::copy_bytes(mapped, buffer, copied);
+    } else {
+      error = cma_write(peer_.pid, buffer, claim.buffer, copied);
+    }
+  }
+  finish_claimed_receive(*peer_tags_, claim, sender_uuid, tag, length, error != 0);
+  wake_peer_if_armed();
+  if (error != 0) {
+    TERN_LOG(Error, "shm: cannot write %zu bytes into a receive buffer of process %d: %s", copied,
+             static_cast<int>(peer_.pid), std::strerror(error));
+    return Status::IoError;
+  }
+  return Status::Ok;
 }
 
 ssize_t ShmEp::am_bcopy(uint8_t id, PackCallback pack, void* arg) {
@@ -319,3 +351,4 @@ Status ShmEp::flush(Completion* comp) {
 Status ShmEp::fence() { return Status::Ok; }
 
 }  // namespace tern::engine::transport::shm
+

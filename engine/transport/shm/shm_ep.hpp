@@ -54,6 +54,8 @@ class ShmEp final : public Ep {
   [[nodiscard]] uint64_t offer_zcopy(const void* local, std::size_t length) noexcept override;
   void withdraw_zcopy(uint64_t key) noexcept override;
   [[nodiscard]] uint64_t peer_unread() noexcept override { return fifo_.unread(); }
+  [[nodiscard]] Status tag_offload_send(uint64_t tag, uint64_t sender_uuid, const void* buffer,
+                                        std::size_t length) override;
   [[nodiscard]] Status pending_add(PendingEntry* entry) override;
   void pending_remove(PendingEntry* entry) override;
   [[nodiscard]] Status flush(Completion* comp) override;
@@ -169,6 +171,7 @@ class ShmEp final : public Ep {
   Peer peer_;
   bool zcopy_;
   OfferSlot* peer_offers_;  // in the peer's segment
+  TagTable* peer_tags_;     // the peer's offloaded receives, in its segment
   const std::atomic<uint32_t>* peer_copying_;
   PeerArena arena_;  // mapped on the first copy that falls in it
   std::deque<ZcopyOp> zcopy_ops_;

@@ -114,6 +114,12 @@ ShmIface::ShmIface(const IfaceParams& params, FifoGeometry geometry, std::string
     }
   }
   offers_.attach(reinterpret_cast<OfferSlot*>(static_cast<std::byte*>(segment_.base()) + kOffersOffset));
+  // Senders write offloaded receives' buffers with CMA.
+  if (params.config.tm_offload != runtime::Switch::Off && cma_mode_ != runtime::Switch::Off &&
+      params.config.tm_capacity != 0) {
+    auto* table = new (static_cast<std::byte*>(segment_.base()) + tag_table_offset(geometry)) TagTable();
+    tags_.emplace(table, static_cast<uint32_t>(params.config.tm_capacity));
+  }
   // Last: a peer that sees the magic sees everything above.
   header_->magic.store(kSegmentMagic, std::memory_order_release);
   inbox_.attach(&header_->fifo, cells, geometry);
@@ -164,6 +170,7 @@ unsigned ShmIface::progress() {
   // The shared indices are checked now and then while idle (a few ms of spinning).
   if (events == 0 && inbox_.idle_check_due()) (void)check_inbox();
   if (TERN_UNLIKELY(!pending_eps_.empty())) events += dispatch_pending();
+  if (tags_ && tags_->active()) events += tags_->poll();
   if (TERN_UNLIKELY(!zcopy_eps_.empty())) {
     events += progress_zcopy();
     if (zcopy_eps_.empty()) header_->copying.store(0, std::memory_order_relaxed);
@@ -341,7 +348,7 @@ Status ShmIface::arm() {
   // that publish without a fence get theirs from remote_fence().
   header_->armed.store(1, std::memory_order_seq_cst);
   if (fence_before_sleep_) remote_fence();
-  if (inbox_.ready_seq_cst()) {
+  if (inbox_.ready_seq_cst() || (tags_ && tags_->completions_waiting())) {
     header_->armed.store(0, std::memory_order_relaxed);
     return Status::Busy;
   }

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "shm_address.hpp"
 #include "shm_ep.hpp"
 #include "shm_segment.hpp"
+#include "shm_tag_device.hpp"
 #include "wakeup.hpp"
 #include "transport/fifo_inbox.hpp"
 #include "transport/iface.hpp"
@@ -43,6 +45,7 @@ class ShmIface final : public Iface {
   [[nodiscard]] Status arm() override;
   void disarm() override;
   void release_shared_names() noexcept override;
+  [[nodiscard]] TagDevice* tag_device() noexcept override { return tags_ ? &*tags_ : nullptr; }
   [[nodiscard]] void* mem_alloc(std::size_t size) noexcept override { return arena_.allocate(size); }
   bool mem_free(void* pointer) noexcept override { return arena_.deallocate(pointer); }
   [[nodiscard]] bool mem_owns(const void* pointer, std::size_t length) const noexcept override {
@@ -101,6 +104,7 @@ class ShmIface final : public Iface {
   void* failure_arg_;
   uint64_t stall_limit_ns_;
   bool inbox_lost_ = false;  // the FIFO was found corrupted and let go
+  std::optional<ShmTagDevice> tags_;  // offloaded receives (TERN_TM_OFFLOAD)
 };
 
 }  // namespace tern::engine::transport::shm

@@ -20,121 +20,13 @@
 
 #include "core/endpoint.hpp"
 #include "tern/engine/worker.hpp"
+#include "fork_ranks.hpp"
 #include "tern/runtime/fork_job.hpp"
 
 namespace tern::engine {
 namespace {
 
-using runtime::ForkJob;
-
-constexpr uint64_t kAnySourceAnyTag = 0;  // mask: match everything
-constexpr unsigned kTimeoutSeconds = 90;
-
-// Forked ranks cannot use gtest assertions (a failed ASSERT would return
-// into a copy of the test runner). A failed check prints and kills the whole
-// job (its own process group) at once, so no peer waits for it forever.
-#define RANK_CHECK(cond)                                                                        \
-  do {                                                                                          \
-    if (!(cond)) {                                                                              \
-      std::fprintf(stderr, "rank %u: check failed at %s:%d: %s\n", ctx.rank, __FILE__, __LINE__, \
-                   #cond);                                                                      \
-      std::fflush(stderr);                                                                      \
-      kill(0, SIGKILL);                                                                         \
-      return 1;                                                                                 \
-    }                                                                                           \
-  } while (0)
-
-struct Context {
-  unsigned rank = 0;
-  unsigned size = 0;
-  ForkJob* job = nullptr;
-  std::unique_ptr<Worker> worker;
-  std::vector<Endpoint*> peers;  // by rank
-};
-
-uint64_t make_tag(unsigned source, uint32_t user_tag) { return (uint64_t{source} << 32) | user_tag; }
-
-unsigned char pattern_byte(uint64_t seed, std::size_t i) {
-  return static_cast<unsigned char>((seed * 2654435761u + i * 131 + (i >> 9)) & 0xff);
-}
-
-void fill(std::vector<unsigned char>& buffer, std::size_t length, uint64_t seed) {
-  for (std::size_t i = 0; i < length; ++i) buffer[i] = pattern_byte(seed, i);
-}
-
-bool verify(const unsigned char* buffer, std::size_t length, uint64_t seed) {
-  for (std::size_t i = 0; i < length; ++i) {
-    if (buffer[i] != pattern_byte(seed, i)) {
-      std::fprintf(stderr, "data mismatch at byte %zu of %zu (seed %llu)\n", i, length,
-                   static_cast<unsigned long long>(seed));
-      return false;
-    }
-  }
-  return true;
-}
-
-int run_ranks(unsigned size, const std::function<int(Context&)>& body,
-              const std::function<void(WorkerParams&)>& tune);
-
-// Runs a job of `size` ranks in its own process group, away from the test
-// runner, and returns its exit status (128 + signal when killed; 124 when it
-// outlived the timeout).
-int run_job(unsigned size, const std::function<int(Context&)>& body,
-            const std::function<void(WorkerParams&)>& tune = {}) {
-  std::fflush(nullptr);
-  pid_t leader = fork();
-  if (leader < 0) return 99;
-  if (leader == 0) {
-    setpgid(0, 0);
-    _exit(run_ranks(size, body, tune));
-  }
-  setpgid(leader, leader);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kTimeoutSeconds);
-  int status = 0;
-  while (waitpid(leader, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(-leader, SIGKILL);
-      waitpid(leader, &status, 0);
-      return 124;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  kill(-leader, SIGKILL);  // stragglers of a failed job
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-// In the job leader: forks the other ranks, connects every worker to every
-// other, runs `body` and returns the combined exit code (children never return).
-int run_ranks(unsigned size, const std::function<int(Context&)>& body,
-              const std::function<void(WorkerParams&)>& tune) {
-  ForkJob job;
-  if (ForkJob::start(size, job, kTimeoutSeconds) != Status::Ok) return 99;
-  Context ctx;
-  ctx.rank = job.rank();
-  ctx.size = job.size();
-  ctx.job = &job;
-  int rc = [&]() -> int {
-    WorkerParams params;
-    params.local_peers = size - 1;
-    if (tune) tune(params);
-    RANK_CHECK(Worker::create(params, ctx.worker) == Status::Ok);
-    std::vector<std::vector<std::byte>> addresses;
-    std::vector<std::byte> mine(ctx.worker->address().begin(), ctx.worker->address().end());
-    RANK_CHECK(job.allgather(mine, addresses) == Status::Ok);
-    ctx.peers.resize(size);
-    for (unsigned r = 0; r < size; ++r) {
-      RANK_CHECK(ctx.worker->connect(addresses[r], ctx.peers[r]) == Status::Ok);
-      RANK_CHECK(std::strcmp(ctx.worker->transport_of(ctx.peers[r]), r == ctx.rank ? "self" : "shm") == 0);
-    }
-    job.barrier();
-    int result = body(ctx);
-    // Keep serving peers (acks, gets) until everyone is done.
-    job.barrier();
-    ctx.worker.reset();
-    return result;
-  }();
-  return job.finish(rc);
-}
+using namespace multiproc;  // NOLINT: the shared job helpers
 
 std::vector<std::size_t> boundary_sizes(Worker& worker, Endpoint* ep) {
   std::vector<std::size_t> sizes;

@@ -108,6 +108,12 @@ class Worker {
   [[nodiscard]] Status cancel(Request* request);
   // Gives a done request back to the worker.
   void release(Request* request);
+  // Waits of the caller's own (a loop over several requests, with progress
+  // and the wakeup fd) say when they start and end, as the worker's waits
+  // do: while this worker waits, local senders deliver through the ordinary
+  // protocols, in which its CPU shares the copy; while it is away
+  // computing, they write into its offloaded receives themselves.
+  void set_waiting(bool waiting) noexcept;
 
   // --- Wakeup (see ../shared/seeds/002): a file descriptor for poll/epoll
   // that becomes readable on new events after arm() returned Ok.

@@ -19,6 +19,7 @@
 #include <new>
 
 #include "tern/runtime/name_hash.hpp"
+#include "launched_bootstrap.hpp"
 #include "pmi_mapping.hpp"
 #include "pmi_wire.hpp"
 #include "tern/runtime/log.hpp"
@@ -89,7 +90,7 @@ bool bytes_of_hex(std::string_view hex, std::vector<std::byte>& out) {
   return true;
 }
 
-class PmiBootstrap final : public Bootstrap {
+class PmiBootstrap final : public LaunchedBootstrap {
  public:
   explicit PmiBootstrap(int fd) : wire_(fd) {}
   ~PmiBootstrap() override {
@@ -100,15 +101,7 @@ class PmiBootstrap final : public Bootstrap {
 
   Status init(BootstrapMode mode, unsigned reply_timeout_seconds, std::string& error);
 
-  unsigned rank() const noexcept override { return rank_; }
-  unsigned size() const noexcept override { return size_; }
-  unsigned local_rank() const noexcept override { return local_rank_; }
-  unsigned local_size() const noexcept override { return static_cast<unsigned>(local_peers_.size()); }
-  unsigned node_id() const noexcept override { return node_id_; }
-  const std::vector<unsigned>& local_peers() const noexcept override { return local_peers_; }
-  const std::string& job_id() const noexcept override { return job_id_; }
   const char* name() const noexcept override { return v2() ? "pmi2" : "pmi1"; }
-  const std::string& last_error() const noexcept override { return last_error_; }
 
   Status put(const char* key, std::span<const std::byte> value) override;
   Status commit() override;
@@ -129,11 +122,6 @@ class PmiBootstrap final : public Bootstrap {
   // NotFound when no rank put `key`.
   Status kvs_get(const std::string& key, std::string& value, std::string& error);
   std::string wire_key(const char* key, unsigned rank, long chunk = -1) const;
-  Status check_usable(const char* what) {
-    if (!finalized_) return Status::Ok;
-    last_error_ = std::string(what) + ": bootstrap already finalized";
-    return Status::InvalidParam;
-  }
   Status check_key(const char* what, const char* key) {
     if (is_valid_bootstrap_key(key)) return Status::Ok;
     last_error_ = std::string(what) + ": invalid key (empty, longer than 511 characters or starting with 'pmix')";
@@ -141,23 +129,14 @@ class PmiBootstrap final : public Bootstrap {
   }
 
   PmiConnection wire_;
-  unsigned rank_ = 0;
-  unsigned size_ = 1;
-  unsigned local_rank_ = 0;
-  unsigned node_id_ = 0;
-  std::vector<unsigned> local_peers_;
-  std::string job_id_;
   std::string kvs_name_;  // PMI-1's key-value space, PMI-2's job id
   std::size_t key_max_ = kPmi2KeyMax - 1;
   std::size_t chunk_max_ = kMinChunk;  // hex characters in one entry
-  std::string last_error_;
   // Put since the last commit, and everything this rank put (its own keys
   // are read back without asking the server).
   std::map<std::string, std::vector<std::byte>, std::less<>> uncommitted_;
   std::map<std::string, std::vector<std::byte>, std::less<>> own_;
   unsigned reply_timeout_seconds_ = 0;  // for the answers that wait for no other rank
-  bool initialized_ = false;
-  bool finalized_ = false;
 };
 
 Status PmiBootstrap::request(const std::string& command, std::string_view expected, PmiReply& reply,

@@ -19,6 +19,7 @@
 #include <new>
 #include <string_view>
 
+#include "launched_bootstrap.hpp"
 #include "tern/runtime/log.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -223,7 +224,7 @@ std::string server_uris() {
   return uris.empty() ? "no PMIX_SERVER_URI* variable" : uris;
 }
 
-class PmixBootstrap final : public Bootstrap {
+class PmixBootstrap final : public LaunchedBootstrap {
  public:
   PmixBootstrap() { PMIX_PROC_CONSTRUCT(&self_); }
   ~PmixBootstrap() override {
@@ -234,15 +235,7 @@ class PmixBootstrap final : public Bootstrap {
 
   Status init(std::string& error, unsigned timeout_seconds);
 
-  unsigned rank() const noexcept override { return rank_; }
-  unsigned size() const noexcept override { return size_; }
-  unsigned local_rank() const noexcept override { return local_rank_; }
-  unsigned local_size() const noexcept override { return static_cast<unsigned>(local_peers_.size()); }
-  unsigned node_id() const noexcept override { return node_id_; }
-  const std::vector<unsigned>& local_peers() const noexcept override { return local_peers_; }
-  const std::string& job_id() const noexcept override { return job_id_; }
   const char* name() const noexcept override { return "pmix"; }
-  const std::string& last_error() const noexcept override { return last_error_; }
 
   Status put(const char* key, std::span<const std::byte> value) override;
   Status commit() override;
@@ -256,11 +249,6 @@ class PmixBootstrap final : public Bootstrap {
     last_error_ = pmix_failure(call, rc);
     return status_from_pmix(rc);
   }
-  Status check_usable(const char* what) {
-    if (!finalized_) return Status::Ok;
-    last_error_ = std::string(what) + ": bootstrap already finalized";
-    return Status::InvalidParam;
-  }
   // PMIx_Get of a job fact; `optional` looks only at what the server handed
   // over at PMIx_Init, so a host that lacks the key cannot stall start-up.
   pmix_status_t get_unsigned(pmix_rank_t rank, const char* key, bool optional, uint64_t& out);
@@ -268,15 +256,6 @@ class PmixBootstrap final : public Bootstrap {
   ValuePtr get_value(pmix_rank_t rank, const char* key, bool optional, pmix_status_t& rc);
 
   pmix_proc_t self_;
-  unsigned rank_ = 0;
-  unsigned size_ = 1;
-  unsigned local_rank_ = 0;
-  unsigned node_id_ = 0;
-  std::vector<unsigned> local_peers_;
-  std::string job_id_;
-  std::string last_error_;
-  bool initialized_ = false;
-  bool finalized_ = false;
   // Whether the latest fence collected data: then every peer's committed
   // keys are already here, and a get that misses must not wait on the
   // server for data that will never come.

@@ -16,14 +16,9 @@ finish() {
 trap finish EXIT
 fail() { echo "secret_namespace: FAIL: $*"; exit 1; }
 
-mkdir "$work/tmp"
-TMPDIR=$work/tmp "$ternrun" --oversubscribe -x TERN_WAIT_MODE=block -n 2 "$hold" "$work/go" >"$work/out" 2>&1 &
-job_pid=$!
-for _ in $(seq 300); do
-  [[ $(grep -c "waiting for" "$work/out") -ge 2 ]] && break
-  sleep 0.1
-done
-[[ $(grep -c "waiting for" "$work/out") -ge 2 ]] || fail "the job did not reach its hold in 30 s"
+# shellcheck source=held_job.sh
+source "$(dirname "$0")/held_job.sh"
+start_held_job "$ternrun" "$hold" "$work"
 rank=$(pgrep -P "$job_pid" | head -1)
 nspace=$(tr '\0' '\n' <"/proc/$rank/environ" | sed -n 's/^PMIX_NAMESPACE=//p')
 secret=${nspace##*-}

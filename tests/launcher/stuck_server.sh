@@ -24,19 +24,9 @@ fail() {
 now_ms() { date +%s%3N; }
 job_segments() { find /dev/shm -maxdepth 1 -name "tern-$1*" 2>/dev/null; }
 
-# Starts a held job with the stuck server; waits until both ranks hold.
-start_job() {
-  rm -f "$work/go" "$work/out"
-  mkdir -p "$work/tmp"
-  TMPDIR=$work/tmp LD_PRELOAD=$preload "$ternrun" --oversubscribe -x TERN_WAIT_MODE=block -n 2 "$hold" "$work/go" \
-    >"$work/out" 2>&1 &
-  job_pid=$!
-  for _ in $(seq $((300 * scale))); do
-    [[ $(grep -c "waiting for" "$work/out") -ge 2 ]] && return
-    sleep 0.1
-  done
-  fail "the job did not reach its hold"
-}
+# shellcheck source=held_job.sh
+source "$(dirname "$0")/held_job.sh"
+start_job() { start_held_job "$ternrun" "$hold" "$work" LD_PRELOAD="$preload"; }
 job_id() { tr '\0' '\n' <"/proc/$(pgrep -P "$job_pid" | head -1)/environ" | sed -n 's/^TERN_JOB_ID=//p'; }
 # Lets the ranks finish; returns once none is left (ternrun then stops its server).
 release_ranks() {

@@ -101,6 +101,7 @@ Status WorkerImpl::open_ifaces() {
   static constexpr Candidate kTransports[] = {
       {"self", &transport::create_self_iface},
       {"shm", &transport::create_shm_iface},
+      {"verbs", &transport::create_verbs_iface},  // Unsupported (skipped) without an RDMA device
       {"tcp", &transport::create_tcp_iface},
   };
   auto opened = [&](const char* name) {

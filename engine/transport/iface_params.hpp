@@ -23,5 +23,7 @@ struct IfaceParams {
 [[nodiscard]] std::unique_ptr<Iface> create_self_iface(const IfaceParams& params, Status& status);
 [[nodiscard]] std::unique_ptr<Iface> create_shm_iface(const IfaceParams& params, Status& status);
 [[nodiscard]] std::unique_ptr<Iface> create_tcp_iface(const IfaceParams& params, Status& status);
+// Unsupported when there is no RDMA device (verbs::unavailable_reason says why).
+[[nodiscard]] std::unique_ptr<Iface> create_verbs_iface(const IfaceParams& params, Status& status);
 
 }  // namespace tern::engine::transport

@@ -11,6 +11,7 @@
 #include "tern/runtime/topology.hpp"
 #include "transport/iface_params.hpp"
 #include "transport/tcp/tcp_address.hpp"
+#include "transport/verbs/verbs_iface.hpp"
 
 namespace {
 
@@ -97,8 +98,25 @@ int main(int argc, char** argv) {
     }
     std::printf("\n");
   }
-  std::printf("  A peer is reached by the first of self > shm > tcp that reaches it: self only itself, shm only\n"
-              "  processes on the same host (host name, boot id and namespaces), tcp any host.\n");
+  std::string why;
+  auto verbs = transport::verbs::VerbsIface::create(params, transport::verbs::default_provider(config), {}, status,
+                                                    &why);
+  if (verbs) {
+    const transport::verbs::DeviceInfo& device = verbs->device();
+    std::printf("  verbs on %s port %u (%s, lid %u, MTU %u)%s; hardware tag matching: %u tags (not used yet)\n",
+                device.name.c_str(), unsigned{device.port},
+                device.link_layer == transport::verbs::LinkLayer::Ethernet ? "RoCE" : "InfiniBand",
+                unsigned{device.lid}, device.active_mtu,
+                config.verbs_emulation == tern::runtime::Switch::On ? " [emulated: TERN_VERBS_EMULATION]" : "",
+                device.tm_max_tags);
+    print_transport("verbs", std::move(verbs), status);
+  } else if (status == Status::Unsupported) {
+    std::printf("  verbs off (%s)\n", why.c_str());
+  } else {
+    std::printf("  verbs unavailable: %s (%s)\n", tern::to_string(status), why.c_str());
+  }
+  std::printf("  A peer is reached by the first of self > shm > verbs > tcp that reaches it: self only itself, shm\n"
+              "  only processes on the same host (host name, boot id and namespaces), verbs and tcp any host.\n");
 
   std::printf("\nTopology:\n");
   tern::runtime::Topology topology;

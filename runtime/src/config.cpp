@@ -46,7 +46,7 @@ constexpr ConfigVariable kVariables[] = {
     {"TERN_WAIT_MODE", "adaptive", "spin|block|adaptive",
      "How blocking calls wait: spin on progress, sleep on the wakeup fd, or spin then sleep."},
     {"TERN_SPIN_COUNT", "20000", "integer", "Progress polls before an adaptive wait goes to sleep."},
-    {"TERN_TLS", "all", "comma list of self,shm,tcp", "Restricts which transports the engine may use."},
+    {"TERN_TLS", "all", "comma list of self,shm,verbs,tcp", "Restricts which transports the engine may use."},
     {"TERN_TCP_IF", "auto", "comma list of interface names and IPv4 CIDR blocks, auto or none",
      "Interfaces the TCP transport listens and connects on (like Open MPI's btl_tcp_if_include). auto: every "
      "interface that is up, except loopback, which is used only when there is no other; none: no TCP."},
@@ -60,6 +60,8 @@ constexpr ConfigVariable kVariables[] = {
     {"TERN_TCP_RCVBUF", "0", "size; 0: the kernel's default", "SO_RCVBUF of TCP connections (setting it turns "
      "the kernel's auto-tuning off)."},
     {"TERN_TCP_NODELAY", "on", "on|off", "TCP_NODELAY on TCP connections: small messages leave at once."},
+    {"TERN_VERBS_EMULATION", "off", "on|off", "A test facility: the verbs transport runs on an emulated RDMA "
+     "device inside the process (only ifaces of the same process reach each other) instead of libibverbs."},
     {"TERN_BOOTSTRAP", "auto", "auto|pmix|pmi|pmi1|pmi2|singleton",
      "How a process finds its job. auto: PMIx when a PMIx launcher started it, PMI-2 (or PMI-1) when a PMI "
      "launcher did (MPICH's mpirun, srun --mpi=pmi2), a job of one when no launcher is in sight, and an error "
@@ -221,7 +223,7 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
       auto comma = list.find(',');
       auto item = list.substr(0, comma);
       if (item == "all") all = true;
-      else if (item != "self" && item != "shm" && item != "tcp") return reject("TERN_TLS", v);
+      else if (item != "self" && item != "shm" && item != "verbs" && item != "tcp") return reject("TERN_TLS", v);
       if (comma == std::string_view::npos) break;
       list = list.substr(comma + 1);
     }
@@ -248,6 +250,8 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
     return reject("TERN_TCP_RCVBUF", v);
   if (const char* v = lookup("TERN_TCP_NODELAY"); v && !parse_switch(v, config.tcp_nodelay))
     return reject("TERN_TCP_NODELAY", v);
+  if (const char* v = lookup("TERN_VERBS_EMULATION"); v && !parse_switch(v, config.verbs_emulation))
+    return reject("TERN_VERBS_EMULATION", v);
   out = std::move(config);
   return Status::Ok;
 }

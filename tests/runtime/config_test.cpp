@@ -182,6 +182,8 @@ TEST(Config, TransportLists) {
   EXPECT_EQ(load_ok(Env().set("TERN_TLS", "all")).transports, "");
   EXPECT_EQ(load_ok(Env().set("TERN_TLS", "self,all")).transports, "");
   EXPECT_EQ(load_ok(Env().set("TERN_TLS", "self,tcp")).transports, "self,tcp");
+  EXPECT_EQ(load_ok(Env().set("TERN_TLS", "verbs,shm")).transports, "verbs,shm");
+  EXPECT_EQ(load_ok(Env().set("TERN_VERBS_EMULATION", "on")).verbs_emulation, Switch::On);
 }
 
 TEST(Config, TcpSettings) {
@@ -249,7 +251,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadValue{"TERN_CMA_CHUNK", "x"}, BadValue{"TERN_WAIT_MODE", "poll"},
                       BadValue{"TERN_WAIT_MODE", "Spin"}, BadValue{"TERN_SPIN_COUNT", "-5"},
                       BadValue{"TERN_SPIN_COUNT", "lots"}, BadValue{"TERN_SPIN_COUNT", "99999999999999999999"},
-                      BadValue{"TERN_TLS", "verbs"}, BadValue{"TERN_TCP_FRAG_SIZE", "1K"}, BadValue{"TERN_TCP_FRAG_SIZE", "32M"},
+                      BadValue{"TERN_TLS", "ucx"}, BadValue{"TERN_TCP_FRAG_SIZE", "1K"}, BadValue{"TERN_TCP_FRAG_SIZE", "32M"},
                       BadValue{"TERN_TCP_RNDV_THRESH", "big"}, BadValue{"TERN_TCP_NODELAY", "sometimes"},
                       BadValue{"TERN_TCP_SNDBUF", "-1"}, BadValue{"TERN_TLS", "shm,"}, BadValue{"TERN_TLS", ",shm"},
                       BadValue{"TERN_TLS", "self,,shm"}, BadValue{"TERN_TLS", "self shm"},

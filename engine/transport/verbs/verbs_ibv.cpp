@@ -445,7 +445,9 @@ class IbvProvider final : public Provider {
     int count = 0;
     ibv_device** list = ibv_get_device_list(&count);
     if (list == nullptr) {
-      why = std::string("no RDMA device (ibv_get_device_list: ") + std::strerror(errno) + ")";
+      // ENOSYS: no RDMA core in the kernel (no /sys/class/infiniband_verbs).
+      why = errno == ENOSYS ? "no RDMA device (ibv_get_device_list found none: the kernel has no RDMA support loaded)"
+                            : std::string("no RDMA device (ibv_get_device_list: ") + std::strerror(errno) + ")";
       return usable;
     }
     std::string inactive;

@@ -22,6 +22,7 @@ namespace {
 using testing::check_pattern;
 using testing::fill_pattern;
 using testing::spin_until;
+using testing::TrackedCompletion;
 
 constexpr uint8_t kAmId = 3;
 constexpr uint8_t kEchoId = 4;
@@ -36,31 +37,6 @@ struct Message {
     return value;
   }
 };
-
-// A Completion that records, in order, which operation finished.
-struct TrackedCompletion {
-  Completion comp;
-  std::vector<int>* order = nullptr;
-  int index = 0;
-  Status result = Status::Ok;
-  bool fired = false;
-
-  void arm(std::vector<int>* log, int id) {
-    comp.callback = &TrackedCompletion::fire;
-    comp.count = 1;
-    comp.status = Status::Ok;
-    order = log;
-    index = id;
-    fired = false;
-  }
-  static void fire(Completion* self) {
-    auto* tracked = reinterpret_cast<TrackedCompletion*>(self);
-    tracked->fired = true;
-    tracked->result = self->status;
-    tracked->order->push_back(tracked->index);
-  }
-};
-static_assert(offsetof(TrackedCompletion, comp) == 0);
 
 class TransportTest : public ::testing::TestWithParam<std::string> {
  protected:

@@ -55,6 +55,32 @@ inline int connect_tcp(uint32_t ip, uint16_t port) {
   return fd;
 }
 
+// A Completion that records, in order, which operation finished (in `log`,
+// when there is one).
+struct TrackedCompletion {
+  Completion comp;
+  std::vector<int>* order = nullptr;
+  int index = 0;
+  Status result = Status::Ok;
+  bool fired = false;
+
+  void arm(std::vector<int>* log, int id) {
+    comp.callback = &TrackedCompletion::fire;
+    comp.count = 1;
+    comp.status = Status::Ok;
+    order = log;
+    index = id;
+    fired = false;
+  }
+  static void fire(Completion* self) {
+    auto* tracked = reinterpret_cast<TrackedCompletion*>(self);
+    tracked->fired = true;
+    tracked->result = self->status;
+    if (tracked->order != nullptr) tracked->order->push_back(tracked->index);
+  }
+};
+static_assert(offsetof(TrackedCompletion, comp) == 0);
+
 // Calls `step` until `done` holds or `seconds` pass; true if `done` held.
 template <typename Step, typename Done>
 bool spin_until(Step&& step, Done&& done, double seconds = 20.0) {

@@ -54,6 +54,7 @@ struct Config {
   std::size_t tcp_sndbuf = 0;            // SO_SNDBUF; 0: the kernel's (auto-tuned)
   std::size_t tcp_rcvbuf = 0;            // SO_RCVBUF; 0: the kernel's (auto-tuned)
   Switch tcp_nodelay = Switch::On;       // TCP_NODELAY on every connection
+  Switch verbs_emulation = Switch::Off;  // tests: the verbs transport on an in-process emulated device
 };
 
 struct ConfigVariable {

@@ -1,0 +1,47 @@
+// An endpoint of the verbs transport: a handle on the iface's connection to
+// one peer worker (one RC QP per pair, shared by every endpoint to that
+// peer and by the peer's sends to us).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "transport/iface.hpp"
+#include "tern/runtime/intrusive_list.hpp"
+#include "verbs_connection.hpp"
+
+namespace tern::engine::transport::verbs {
+
+class VerbsIface;
+
+class VerbsEp final : public Ep {
+ public:
+  VerbsEp(VerbsIface& iface, Connection& connection) noexcept : iface_(iface), connection_(connection) {}
+  ~VerbsEp() override = default;
+  VerbsEp(const VerbsEp&) = delete;
+  VerbsEp& operator=(const VerbsEp&) = delete;
+
+  [[nodiscard]] Status am_short(uint8_t id, uint64_t header, const void* payload, std::size_t length) override;
+  [[nodiscard]] ssize_t am_bcopy(uint8_t id, PackCallback pack, void* arg) override;
+  [[nodiscard]] Status get_zcopy(void* local, std::size_t length, RemoteMemory remote, Completion* comp) override;
+  [[nodiscard]] Status put_zcopy(const void* local, std::size_t length, RemoteMemory remote,
+                                 Completion* comp) override;
+  // The buffer's registration, whose rkey the peer's get uses; it stays
+  // registered (cached) after the withdrawal.
+  [[nodiscard]] uint64_t offer_zcopy(const void* local, std::size_t length) noexcept override;
+  [[nodiscard]] Status pending_add(PendingEntry* entry) override;
+  void pending_remove(PendingEntry* entry) override;
+  [[nodiscard]] Status atomic(const AtomicArgs& args, RemoteMemory remote, Completion* comp) override;
+  [[nodiscard]] Status flush(Completion* comp) override;
+  [[nodiscard]] Status fence() override;
+
+  [[nodiscard]] Connection& connection() noexcept { return connection_; }
+
+  runtime::ListHook iface_hook;  // in the iface's list of endpoints
+
+ private:
+  VerbsIface& iface_;
+  Connection& connection_;
+};
+
+}  // namespace tern::engine::transport::verbs

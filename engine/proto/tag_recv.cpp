@@ -371,7 +371,17 @@ bool on_send_ack(void* arg, const void* data, std::size_t length) {
   if (TERN_UNLIKELY(waiting == nullptr || (*waiting)->endpoint != acker)) {
     return worker.reject(acker, "acknowledgement for no send waiting on it", length);
   }
-  worker.complete(*waiting, Status::Ok);
+  RequestImpl* r = *waiting;
+  if (r->protocol == SendProtocol::Fragments && r->offset < r->length) {
+    // Matched on its first fragment while later ones still wait in the send
+    // queue: the buffer is still ours to read. It is a plain send from here
+    // on, complete once its last fragment is out (send_progress).
+    worker.acks_.remove(r->ack_id);
+    r->ack_id = 0;
+    r->flags &= ~kSendSync;
+    return true;
+  }
+  worker.complete(r, Status::Ok);
   return true;
 }
 

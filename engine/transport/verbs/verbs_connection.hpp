@@ -36,7 +36,13 @@ struct Op {
 };
 
 struct Connection {
-  enum class State : uint8_t { Connecting, Open, Failed };
+  // Connecting: our request is out, our QP waits in INIT. Accepted: we
+  // answered the peer's request and our QP is in RTS, but the peer's may
+  // not be in RTR yet (our reply is on its way), so nothing is sent until
+  // its first message (Ready, or anything else) shows it is: sends to a QP
+  // not ready would cost hardware retries and, if the peer is slow to
+  // progress, the connection.
+  enum class State : uint8_t { Connecting, Accepted, Open, Failed };
 
   uint64_t peer_uuid = 0;
   State state = State::Connecting;

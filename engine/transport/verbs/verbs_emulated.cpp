@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -242,9 +243,16 @@ class EmuQp final : public Qp {
   RcConnect connect_;
 
  private:
-  [[nodiscard]] WcStatus execute(const Queued& queued, bool& rnr);
-  [[nodiscard]] WcStatus execute_send(const Queued& queued, bool& rnr);
-  [[nodiscard]] WcStatus execute_rdma(const Queued& queued);
+  // Why a request did not run yet: no receive posted (RNR), or no answer
+  // from the peer (no such QP, not connected to us, not in RTR yet).
+  enum class Wait : uint8_t { None, Rnr, NoAnswer };
+  [[nodiscard]] WcStatus execute(const Queued& queued, Wait& wait);
+  [[nodiscard]] WcStatus execute_send(const Queued& queued, Wait& wait);
+  [[nodiscard]] WcStatus execute_rdma(const Queued& queued, Wait& wait);
+  // The QP our RC requests reach, or null when none answers.
+  [[nodiscard]] EmuQp* responder() const;
+  // False once the transport retries ran out.
+  [[nodiscard]] bool retry_later();
   void complete(const Queued& queued, WcStatus status);
 
   Fabric fabric_;
@@ -256,6 +264,14 @@ class EmuQp final : public Qp {
   uint32_t unsignaled_ = 0;
   bool rnr_waiting_ = false;
   uint32_t rnr_left_ = 0;
+  bool answer_waiting_ = false;
+  uint32_t retry_left_ = 0;
+  std::chrono::steady_clock::time_point next_timeout_{};
+
+ public:
+  [[nodiscard]] bool waiting() const noexcept { return rnr_waiting_ || answer_waiting_; }
+
+ private:
 
   friend class EmuCq;
   friend class EmuSrq;
@@ -266,7 +282,7 @@ int EmuCq::poll(std::span<WorkCompletion> out) {
   // Time passes for the senders: each poll is one RNR timer expiry.
   for (auto [device, qpn] : std::vector(senders)) {
     auto it = device->qps.find(qpn);
-    if (it != device->qps.end() && it->second->rnr_waiting_) it->second->run(true);
+    if (it != device->qps.end() && it->second->waiting()) it->second->run(true);
   }
   if (overrun_) return -1;
   std::size_t n = 0;
@@ -368,6 +384,7 @@ void EmuQp::complete(const Queued& queued, WcStatus status) {
 void EmuQp::fail() {
   state_ = QpState::Error;
   rnr_waiting_ = false;
+  answer_waiting_ = false;
   while (!send_queue_.empty()) {
     Queued queued = std::move(send_queue_.front());
     send_queue_.pop_front();
@@ -387,9 +404,14 @@ void EmuQp::fail() {
 
 void EmuQp::run(bool timer) {
   while (!send_queue_.empty() && state_ == QpState::Rts) {
-    bool rnr = false;
-    const WcStatus status = execute(send_queue_.front(), rnr);
-    if (rnr) {
+    Wait wait = Wait::None;
+    WcStatus status = execute(send_queue_.front(), wait);
+    if (wait == Wait::NoAnswer) {
+      if (retry_later()) return;
+      status = WcStatus::RetryExceeded;
+    }
+    answer_waiting_ = false;
+    if (wait == Wait::Rnr) {
       // The first refusal starts the count; each timer expiry is a retry.
       if (!rnr_waiting_) {
         rnr_waiting_ = true;
@@ -418,13 +440,45 @@ void EmuQp::run(bool timer) {
   }
 }
 
-WcStatus EmuQp::execute(const Queued& queued, bool& rnr) {
+WcStatus EmuQp::execute(const Queued& queued, Wait& wait) {
   const SendOp op = queued.wr.op;
-  if (op == SendOp::Send || op == SendOp::SendWithImm) return execute_send(queued, rnr);
-  return execute_rdma(queued);
+  if (op == SendOp::Send || op == SendOp::SendWithImm) return execute_send(queued, wait);
+  return execute_rdma(queued, wait);
 }
 
-WcStatus EmuQp::execute_send(const Queued& queued, bool& rnr) {
+EmuQp* EmuQp::responder() const {
+  Device* target = fabric_->find(connect_.remote);
+  if (target == nullptr) return nullptr;
+  auto it = target->qps.find(connect_.remote_qpn);
+  if (it == target->qps.end()) return nullptr;
+  EmuQp* peer = it->second;
+  if (peer->params_.type != QpType::Rc || peer->connect_.remote_qpn != qpn_ ||
+      (peer->state_ != QpState::Rtr && peer->state_ != QpState::Rts)) {
+    return nullptr;
+  }
+  return peer;
+}
+
+bool EmuQp::retry_later() {
+  // Each attempt is free (so a peer that becomes ready is found at once);
+  // what counts is time: one retry per expiry of the QP's timeout, 4.096 us
+  // times 2^timeout (0: no timeout), as the hardware's.
+  const auto now = std::chrono::steady_clock::now();
+  const auto timeout = std::chrono::nanoseconds(uint64_t{4096} << std::min<uint8_t>(connect_.timeout, 31));
+  if (!answer_waiting_) {
+    answer_waiting_ = true;
+    retry_left_ = connect_.retry_count;
+    next_timeout_ = now + timeout;
+    return true;
+  }
+  if (connect_.timeout == 0 || now < next_timeout_) return true;
+  if (retry_left_ == 0) return false;
+  --retry_left_;
+  next_timeout_ = now + timeout;
+  return true;
+}
+
+WcStatus EmuQp::execute_send(const Queued& queued, Wait& wait) {
   const SendWr& wr = queued.wr;
   const std::byte* data = queued.inline_bytes.data();
   if (!wr.inline_data && wr.sge.length != 0) {
@@ -449,20 +503,17 @@ WcStatus EmuQp::execute_send(const Queued& queued, bool& rnr) {
     (void)peer.arrive(queued, data, wr.sge.length, qpn_, device_->info.gid);
     return WcStatus::Success;
   }
-  Device* target = fabric_->find(connect_.remote);
-  if (target == nullptr) return WcStatus::RetryExceeded;
-  auto it = target->qps.find(connect_.remote_qpn);
-  if (it == target->qps.end()) return WcStatus::RetryExceeded;
-  EmuQp& peer = *it->second;
-  if (peer.params_.type != QpType::Rc || peer.connect_.remote_qpn != qpn_ ||
-      (peer.state_ != QpState::Rtr && peer.state_ != QpState::Rts)) {
-    return WcStatus::RetryExceeded;
+  EmuQp* responder_qp = responder();
+  if (responder_qp == nullptr) {
+    wait = Wait::NoAnswer;
+    return WcStatus::Success;
   }
+  EmuQp& peer = *responder_qp;
   switch (peer.arrive(queued, data, wr.sge.length, qpn_, device_->info.gid)) {
     case Arrival::Placed: return WcStatus::Success;
     case Arrival::Refused: return WcStatus::RemoteInvalidRequest;
     case Arrival::NoReceive:
-      rnr = true;
+      wait = Wait::Rnr;
       if (params_.type == QpType::Rc && peer.params_.srq != nullptr) {
         auto& waiters = static_cast<EmuSrq*>(peer.params_.srq)->waiters;
         if (std::find(waiters.begin(), waiters.end(), qpn_) == waiters.end()) waiters.push_back(qpn_);
@@ -511,16 +562,14 @@ EmuQp::Arrival EmuQp::arrive(const Queued& queued, const std::byte* data, uint32
   return Arrival::Placed;
 }
 
-WcStatus EmuQp::execute_rdma(const Queued& queued) {
+WcStatus EmuQp::execute_rdma(const Queued& queued, Wait& wait) {
   const SendWr& wr = queued.wr;
-  Device* target = fabric_->find(connect_.remote);
-  if (target == nullptr) return WcStatus::RetryExceeded;
-  auto it = target->qps.find(connect_.remote_qpn);
-  if (it == target->qps.end()) return WcStatus::RetryExceeded;
-  EmuQp& peer = *it->second;
-  if (peer.connect_.remote_qpn != qpn_ || (peer.state_ != QpState::Rtr && peer.state_ != QpState::Rts)) {
-    return WcStatus::RetryExceeded;
+  EmuQp* responder_qp = responder();
+  if (responder_qp == nullptr) {
+    wait = Wait::NoAnswer;
+    return WcStatus::Success;
   }
+  EmuQp& peer = *responder_qp;
   uint32_t remote_access = kAccessRemoteWrite;
   uint32_t local_access = 0;
   if (wr.op == SendOp::RdmaRead) {
@@ -538,7 +587,7 @@ WcStatus EmuQp::execute_rdma(const Queued& queued) {
   }
   if (!wr.inline_data) source = reinterpret_cast<const std::byte*>(wr.sge.address);
   if ((peer.access_ & remote_access) != remote_access ||
-      find_region(target->by_rkey, wr.rkey, peer.pd_, wr.remote_address, wr.sge.length, remote_access) == nullptr) {
+      find_region(peer.device_->by_rkey, wr.rkey, peer.pd_, wr.remote_address, wr.sge.length, remote_access) == nullptr) {
     return WcStatus::RemoteAccessError;
   }
   auto* remote = reinterpret_cast<std::byte*>(wr.remote_address);

@@ -6,8 +6,11 @@
 //
 // - Several devices in one process share a fabric; a QP is found by
 //   (device, QPN), the device by its LID (InfiniBand) or GID (Ethernet).
-// - RC: a QP sends only in RTS and only to the QP it was connected to, which
-//   must be in RTR or RTS (else: RetryExceeded). SENDs land in the peer's
+// - RC: a QP sends only in RTS. A request that finds no answer (no such
+//   QP, one not connected to it, or one not yet in RTR) is tried again
+//   until `retry_count` timeouts of 4.096 us * 2^timeout have passed, then
+//   completes RetryExceeded: a peer that reaches RTR in time loses nothing,
+//   as with the hardware's transport retries. SENDs land in the peer's
 //   SRQ (or receive queue) in order; with none posted the send waits (RNR):
 //   it is retried when a receive is posted there, and each poll of the
 //   sender's send CQ counts as one RNR timer expiry, which costs one retry

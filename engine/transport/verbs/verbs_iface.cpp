@@ -301,8 +301,12 @@ void VerbsIface::on_receive(const WorkCompletion& wc) {
   Connection* c = it == by_qpn_.end() ? nullptr : it->second;
   if (TERN_LIKELY(wc.status == WcStatus::Success) && c != nullptr && c->state != Connection::State::Failed) {
     const uint32_t id = wc.imm;
-    if (TERN_UNLIKELY(!wc.has_imm || id >= kMaxAmId || wc.byte_len < sizeof(uint64_t) ||
-                      wc.byte_len > limits_.buffer_size)) {
+    // The requester's first message: its QP is ready, ours may send.
+    if (TERN_UNLIKELY(c->state == Connection::State::Accepted)) open_connection(*c);
+    if (TERN_UNLIKELY(wc.has_imm && id == kImmReady && wc.byte_len == 0)) {
+      // Nothing to deliver.
+    } else if (TERN_UNLIKELY(!wc.has_imm || id >= kMaxAmId || wc.byte_len < sizeof(uint64_t) ||
+                             wc.byte_len > limits_.buffer_size)) {
       connection_failed(*c, "an active message with a bad id or length");
     } else if (const Handler& handler = handlers_[id]; handler.fn != nullptr) {
       const std::byte* data = slab_at(std::size_t{index} * limits_.buffer_size);

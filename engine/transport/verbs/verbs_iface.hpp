@@ -26,8 +26,10 @@
 // The first create_ep to a peer makes a QP, sends the peer a Request
 // datagram {our QPN, PSN, port, the peer's secret, a nonce}; the peer's
 // progress creates (or reuses) its QP for us, brings it to RTR/RTS and
-// answers with its QPN; ours then goes to RTR/RTS and the connection
-// opens. Datagrams may be lost: requests are repeated every 20 ms for 30 s.
+// answers with its QPN; ours then goes to RTR/RTS, sends Ready first and
+// the connection opens. The peer holds its sends until Ready (or any
+// message) arrives (verbs_connection.hpp: Accepted). Datagrams may be lost:
+// requests are repeated every 20 ms for 30 s.
 // When both sides connect at once, the request of the larger worker uuid
 // wins and the other side answers it with the QP it had made. A pool of
 // QPNs published in the address (one per peer index) would avoid the
@@ -59,6 +61,10 @@ enum WrKind : uint64_t { kWrRx = 1, kWrUdRx = 2, kWrUdTx = 3, kWrRc = 4 };
 constexpr uint64_t wr_id(WrKind kind, uint64_t index) { return (uint64_t{kind} << 56) | index; }
 constexpr WrKind wr_kind(uint64_t id) { return static_cast<WrKind>(id >> 56); }
 constexpr uint32_t wr_index(uint64_t id) { return static_cast<uint32_t>(id); }
+
+// The immediate data of the message a requester sends first on a new
+// connection, to say its QP is ready (beyond every AM id).
+inline constexpr uint32_t kImmReady = 0xffffff00u;
 
 // The connection service's datagram buffers: a GRH and a wire-up message,
 // rounded up.
@@ -150,8 +156,11 @@ class VerbsIface final : public Iface {
 
   // Connection set-up (verbs_wireup.cpp).
   [[nodiscard]] Connection* new_connection(uint64_t peer_uuid, Status& status);
+  // Brings c's QP to RTS against the peer's; the requester's side opens and
+  // says Ready, the acceptor's waits for it (Accepted).
   [[nodiscard]] Status connect_qp(Connection& c, const PortAddress& port, uint32_t remote_qpn, uint32_t remote_psn,
-                                  uint32_t mtu);
+                                  uint32_t mtu, bool requester);
+  void open_connection(Connection& c);
   // Ours about `c`: `secret` is what the receiver checks, `peer_qpn` the
   // QP a reply answers.
   [[nodiscard]] WireupMessage wireup(WireupType type, const Connection& c, const Secret& secret,

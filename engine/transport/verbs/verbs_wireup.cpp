@@ -88,7 +88,7 @@ Connection* VerbsIface::new_connection(uint64_t peer_uuid, Status& status) {
 }
 
 Status VerbsIface::connect_qp(Connection& c, const PortAddress& port, uint32_t remote_qpn, uint32_t remote_psn,
-                              uint32_t mtu) {
+                              uint32_t mtu, bool requester) {
   RcConnect connect;
   connect.remote = port;
   connect.remote.gid_index = own_.port.gid_index;
@@ -100,13 +100,29 @@ Status VerbsIface::connect_qp(Connection& c, const PortAddress& port, uint32_t r
   if (Status s = c.qp->to_rtr(connect); s != Status::Ok) return s;
   if (Status s = c.qp->to_rts(connect); s != Status::Ok) return s;
   c.remote_qpn = remote_qpn;
-  c.state = Connection::State::Open;
   --connecting_;
   TERN_LOG(Debug, "verbs: QP %u connected to %016llx's QP %u", c.qp->qpn(),
            static_cast<unsigned long long>(c.peer_uuid), remote_qpn);
+  if (!requester) {
+    c.state = Connection::State::Accepted;
+    return Status::Ok;
+  }
+  // Ready goes first: everything after it finds the peer's QP ready too.
+  Op ready;
+  ready.kind = Op::Kind::Send;
+  ready.wr.op = SendOp::SendWithImm;
+  ready.wr.imm = kImmReady;
+  ready.wr.inline_data = true;
+  if (Status s = post(c, ready); s != Status::Ok) return s;
+  c.ops.push_back(std::move(ready));
+  open_connection(c);
+  return Status::Ok;
+}
+
+void VerbsIface::open_connection(Connection& c) {
+  c.state = Connection::State::Open;
   post_waiting(c);
   if (!c.pending.empty()) schedule(c);
-  return Status::Ok;
 }
 
 WireupMessage VerbsIface::wireup(WireupType type, const Connection& c, const Secret& secret, uint32_t peer_qpn) const {
@@ -171,9 +187,9 @@ void VerbsIface::on_request(const WireupMessage& request) {
     // Both sides asked at once: the larger uuid's request wins, and the
     // other side answers it with the QP it had made.
     if (c->state == Connection::State::Connecting && uuid_ > request.sender_uuid) return;
-    // Open already: our reply was lost, or this request is the loser's
-    // own, late; either way the answer is the same.
-    if (c->state == Connection::State::Open && c->remote_qpn != request.rc_qpn) return;
+    // Connected already: our reply was lost, or this request is the
+    // loser's own, late; either way the answer is the same.
+    if (c->state != Connection::State::Connecting && c->remote_qpn != request.rc_qpn) return;
   } else {
     Status status = Status::Ok;
     c = new_connection(request.sender_uuid, status);
@@ -188,7 +204,7 @@ void VerbsIface::on_request(const WireupMessage& request) {
     return;
   }
   if (c->state == Connection::State::Connecting &&
-      connect_qp(*c, request.port, request.rc_qpn, request.psn, request.mtu) != Status::Ok) {
+      connect_qp(*c, request.port, request.rc_qpn, request.psn, request.mtu, false) != Status::Ok) {
     connection_failed(*c, "cannot connect the queue pair");
     return;
   }
@@ -201,7 +217,7 @@ void VerbsIface::on_reply(const WireupMessage& reply) {
   Connection& c = *it->second;
   // Late or repeated answers to a connection made since are no news.
   if (c.state != Connection::State::Connecting || reply.peer_qpn != c.qp->qpn()) return;
-  if (connect_qp(c, reply.port, reply.rc_qpn, reply.psn, reply.mtu) != Status::Ok) {
+  if (connect_qp(c, reply.port, reply.rc_qpn, reply.psn, reply.mtu, true) != Status::Ok) {
     connection_failed(c, "cannot connect the queue pair");
   }
 }

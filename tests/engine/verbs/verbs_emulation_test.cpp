@@ -2,6 +2,7 @@
 // transport's tests are only worth what this emulation is.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -316,13 +317,36 @@ TEST_F(VerbsEmulation, SendQueueSlotsFreeWhenCompletionsArePolled) {
   EXPECT_EQ(a_.qp->post_send(inline_send(8, &word, 8, 0)), Status::Ok);
 }
 
-TEST_F(VerbsEmulation, SendToAPeerNotReadyIsARetryError) {
-  ASSERT_EQ(connect(a_, b_), Status::Ok);
+TEST_F(VerbsEmulation, PeerNotReadyInTimeIsARetryError) {
+  // Timeout 1 (8 us), two retries: about 25 us of patience.
+  ASSERT_EQ(a_.qp->to_init(kAllAccess), Status::Ok);
+  RcConnect connect;
+  connect.remote = b_.port();
+  connect.remote_qpn = b_.qp->qpn();
+  connect.timeout = 1;
+  connect.retry_count = 2;
+  ASSERT_EQ(a_.qp->to_rtr(connect), Status::Ok);
+  ASSERT_EQ(a_.qp->to_rts(connect), Status::Ok);
   ASSERT_EQ(b_.qp->to_init(kAllAccess), Status::Ok);  // never reaches RTR
   const uint64_t word = 1;
   ASSERT_EQ(b_.post_recv(1, 0, 64), Status::Ok);
   ASSERT_EQ(a_.qp->post_send(inline_send(1, &word, 8, 0)), Status::Ok);
-  EXPECT_EQ(statuses(a_), Statuses{WcStatus::RetryExceeded});
+  Statuses seen;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (seen.empty() && std::chrono::steady_clock::now() < deadline) seen = statuses(a_);
+  EXPECT_EQ(seen, Statuses{WcStatus::RetryExceeded});
+  EXPECT_TRUE(b_.poll().empty());
+}
+
+TEST_F(VerbsEmulation, PeerReadyWithinTheRetriesGetsTheSend) {
+  ASSERT_EQ(connect(a_, b_), Status::Ok);  // timeout 14: about 67 ms a retry
+  ASSERT_EQ(b_.post_recv(1, 0, 64), Status::Ok);
+  const uint64_t word = 77;
+  ASSERT_EQ(a_.qp->post_send(inline_send(1, &word, 8, 0)), Status::Ok);
+  EXPECT_TRUE(a_.poll().empty());  // b_ is still in RESET
+  ASSERT_EQ(connect(b_, a_), Status::Ok);
+  EXPECT_EQ(statuses(a_), Statuses{WcStatus::Success});
+  EXPECT_EQ(statuses(b_), Statuses{WcStatus::Success});
 }
 
 TEST_F(VerbsEmulation, ReceiveTooSmallFailsBothSides) {

@@ -394,6 +394,22 @@ TEST_F(VerbsTransport, SimultaneousConnectsMakeOneConnection) {
   EXPECT_EQ(b_->connections(), 1u);
 }
 
+TEST_F(VerbsTransport, AcceptorWaitsForReadyBeforeSending) {
+  Status status = Status::InvalidParam;
+  Ep* ab = a_->create_ep(b_->address(), status);  // the request goes out
+  ASSERT_NE(ab, nullptr);
+  b_->progress();  // b_ accepts: its QP is in RTS, a_'s still in INIT
+  Ep* ba = b_->create_ep(a_->address(), status);
+  ASSERT_NE(ba, nullptr);
+  EXPECT_EQ(b_->connections(), 1u);
+  EXPECT_EQ(ba->am_short(kAmId, 1, nullptr, 0), Status::WouldBlock);
+  a_->progress();  // the reply: a_'s QP to RTS, Ready sent
+  b_->progress();  // Ready arrives
+  EXPECT_EQ(ba->am_short(kAmId, 1, nullptr, 0), Status::Ok);
+  ASSERT_TRUE(spin_until([&] { progress(); }, [&] { return at_a_.size() == 1; }));
+  EXPECT_TRUE(failures_.empty());
+}
+
 TEST_F(VerbsTransport, LostDatagramsAreRepeated) {
   emulated_drop_datagrams(*fabric_, 3);
   Ep* ep = connect();

@@ -9,9 +9,12 @@
 // the device, which then reports it done (completed()).
 //
 // The rules that keep MPI's order with two matchers:
-//  - A receive goes to the device only when every receive posted before it
-//    is there too (none is software-only): a sender sees only the device,
-//    so an earlier receive it cannot see must not match its message.
+//  - A receive goes to the device only when no receive posted before it
+//    and kept in software could match a message it matches: a sender sees
+//    only the device, so an earlier receive it cannot see must not match
+//    its message. Software-only receives are remembered (up to
+//    kTrackedSoftware of them) to tell; beyond that, none goes to the
+//    device until they are matched.
 //  - It goes only when no unexpected message matches it (the caller has
 //    looked), and a sender uses the device only when the receiver has read
 //    everything that sender sent before (the transport checks): so no
@@ -24,11 +27,13 @@
 //    a sender claimed it meanwhile, software matches the next receive.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "tag/matcher.hpp"
+#include "tern/runtime/compiler.hpp"
 #include "transport/tag_device.hpp"
 
 namespace tern::engine::tag {
@@ -42,17 +47,24 @@ class Offload {
   // `entry` was just posted to the matcher: gives it to the device when the
   // rules above allow.
   void posted(ExpectedEntry* entry, void* buffer, std::size_t length) noexcept {
-    if (device_ == nullptr || length < threshold_ || software_only_ != 0 || !give(entry, buffer, length)) {
-      entry->device_slot = -1;
-      ++software_only_;
+    if (TERN_LIKELY(device_ == nullptr)) {
+      entry->device_slot = kUntracked;
+      return;
+    }
+    if (length < threshold_ || untracked_ != 0 || overlaps_software(entry) || !give(entry, buffer, length)) {
+      keep_in_software(entry);
     }
   }
   // Software matched (or is canceling) `entry`: true when it is software's
   // now, false when a sender claimed it through the device (it completes
   // from there).
   [[nodiscard]] bool claim(ExpectedEntry* entry) noexcept {
+    if (TERN_LIKELY(entry->device_slot == kUntracked)) {
+      if (device_ != nullptr) --untracked_;
+      return true;
+    }
     if (entry->device_slot < 0) {
-      --software_only_;
+      forget_software(entry);
       return true;
     }
     return take_back(entry);
@@ -65,12 +77,24 @@ class Offload {
   [[nodiscard]] std::size_t offloaded() const noexcept { return offloaded_; }
 
  private:
+  // device_slot of a software-only receive: kUntracked, or a place in
+  // software_ encoded below it (kTrackedBase - index).
+  static constexpr int32_t kUntracked = -1;
+  static constexpr int32_t kTrackedBase = -2;
+  static constexpr std::size_t kTrackedSoftware = 16;
+
   bool give(ExpectedEntry* entry, void* buffer, std::size_t length) noexcept;
   bool take_back(ExpectedEntry* entry) noexcept;
+  // Whether a message could match both `entry` and a software-only receive.
+  [[nodiscard]] bool overlaps_software(const ExpectedEntry* entry) const noexcept;
+  void keep_in_software(ExpectedEntry* entry) noexcept;
+  void forget_software(ExpectedEntry* entry) noexcept;
 
   transport::TagDevice* device_ = nullptr;
   std::size_t threshold_ = SIZE_MAX;
-  std::size_t software_only_ = 0;  // posted receives in the matcher only
+  std::array<ExpectedEntry*, kTrackedSoftware> software_{};  // software-only receives, remembered
+  std::size_t tracked_ = 0;
+  std::size_t untracked_ = 0;  // software-only receives beyond software_
   std::size_t offloaded_ = 0;
   std::vector<ExpectedEntry*> shadow_;  // by device slot: what the device holds
 };

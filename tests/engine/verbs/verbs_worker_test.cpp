@@ -1,5 +1,6 @@
 // Two workers of one process joined only by the verbs transport on the
-// emulated device (TERN_VERBS_EMULATION): the engine's tag protocols (short,
+// emulated device (TERN_VERBS_EMULATION; the real one with
+// TERN_TEST_VERBS=1): the engine's tag protocols (short,
 // eager fragments, rendezvous by RDMA READ of the sender's offered buffer)
 // and RMA (RDMA WRITE, READ and atomics on registered memory) run on it.
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 
 #include "tern/engine/rma.hpp"
 #include "tern/engine/worker.hpp"
+#include "verbs_test_env.hpp"
 
 namespace tern::engine {
 namespace {
@@ -17,7 +19,8 @@ namespace {
 std::unique_ptr<Worker> make_worker() {
   WorkerParams params;
   params.config.transports = "verbs";
-  params.config.verbs_emulation = runtime::Switch::On;
+  params.config.verbs_emulation =
+      transport::verbs::testing::on_hardware() ? runtime::Switch::Off : runtime::Switch::On;
   std::unique_ptr<Worker> worker;
   EXPECT_EQ(Worker::create(params, worker), Status::Ok);
   return worker;

@@ -42,6 +42,8 @@ Status VerbsEp::atomic(const AtomicArgs& args, RemoteMemory remote, Completion* 
   return iface_.start_atomic(connection_, this, args, remote, comp);
 }
 
+std::string VerbsEp::route() const { return iface_.route(); }
+
 Status VerbsEp::flush(Completion* comp) { return iface_.start_flush(connection_, comp); }
 
 // A later request may overtake an earlier READ or atomic whose answer is

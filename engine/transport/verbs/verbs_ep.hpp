@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "transport/iface.hpp"
 #include "tern/runtime/intrusive_list.hpp"
@@ -34,6 +35,7 @@ class VerbsEp final : public Ep {
   [[nodiscard]] Status atomic(const AtomicArgs& args, RemoteMemory remote, Completion* comp) override;
   [[nodiscard]] Status flush(Completion* comp) override;
   [[nodiscard]] Status fence() override;
+  [[nodiscard]] std::string route() const override;
 
   [[nodiscard]] Connection& connection() noexcept { return connection_; }
 

@@ -126,6 +126,8 @@ class VerbsIface final : public Iface {
   // For tests and tern_info.
   [[nodiscard]] const DeviceInfo& device() const noexcept { return context_->info(); }
   [[nodiscard]] const MrCache& mr_cache() const noexcept { return *mr_cache_; }
+  // "on mlx5_0 port 1", for the log line that says how a peer is reached.
+  [[nodiscard]] std::string route() const;
   [[nodiscard]] std::size_t connections() const noexcept { return by_uuid_.size(); }
 
  private:
@@ -201,6 +203,7 @@ class VerbsIface final : public Iface {
   std::vector<int32_t> free_tx_;
   std::vector<int32_t> free_results_;
   uint32_t ud_outstanding_ = 0;
+  unsigned idle_polls_ = 0;
   uint32_t ud_next_ = 0;
   unsigned connecting_ = 0;
   std::vector<WorkCompletion> stash_;  // polled by arm(), handled by the next progress()

@@ -30,6 +30,10 @@ Status WorkerImpl::wait_event(int timeout_ms) {
     Guard guard(*this);
     if (arm() == Status::Busy) return Status::Ok;
   }
+  return sleep_armed(timeout_ms);
+}
+
+Status WorkerImpl::sleep_armed(int timeout_ms) {
   epoll_event events[8];
   int ready;
   do {
@@ -44,7 +48,15 @@ void WorkerImpl::sleep_thread_safe(uint64_t completions_seen, int timeout_ms) {
   if (!leader_asleep_) {
     leader_asleep_ = true;
     lock.unlock();
-    (void)wait_event(timeout_ms);
+    // Another thread (a progress thread, say) may have completed what we
+    // wait for and taken its event before we armed: looked at under the lock
+    // that completions take, after arming, no completion slips between.
+    bool armed;
+    {
+      Guard guard(*this);
+      armed = arm() == Status::Ok && completions_.load(std::memory_order_seq_cst) == completions_seen;
+    }
+    if (armed) (void)sleep_armed(timeout_ms);
     lock.lock();
     leader_asleep_ = false;
     lock.unlock();

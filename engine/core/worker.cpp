@@ -10,11 +10,20 @@
 namespace tern::engine {
 
 Worker::Worker(std::unique_ptr<WorkerImpl> impl) : impl_(std::move(impl)) {}
-Worker::~Worker() = default;
+// The progress thread goes first: it may be inside progress() or asleep on
+// the wakeup fd, both of which use what the rest of the worker owns.
+Worker::~Worker() { impl_->progress_thread_.reset(); }
 
 Status Worker::create(const WorkerParams& params, std::unique_ptr<Worker>& out) {
   std::unique_ptr<WorkerImpl> impl;
   if (Status s = WorkerImpl::create(params, impl); s != Status::Ok) return s;
+  if (params.progress != runtime::ProgressMode::Caller) {
+    // The thread and the program share the worker from here on. Set before
+    // the thread exists, so that both see the lock taken from the start.
+    impl->thread_safe_ = true;
+    if (Status s = ProgressThread::start(*impl, params.progress, impl->progress_thread_); s != Status::Ok) return s;
+    TERN_LOG(Debug, "worker: progress thread started (%s)", runtime::to_string(params.progress));
+  }
   out.reset(new Worker(std::move(impl)));
   return Status::Ok;
 }
@@ -111,16 +120,36 @@ void Worker::set_waiting(bool waiting) noexcept {
   impl_->set_waiting(waiting);
 }
 
+runtime::ProgressMode Worker::progress_mode() const noexcept {
+  return impl_->progress_thread_ ? impl_->progress_thread_->mode() : runtime::ProgressMode::Caller;
+}
+
 int Worker::efd() const noexcept { return impl_->efd(); }
+
+// With a progress thread the caller's wakeup calls follow the thread (see
+// ProgressThread::note_armed): it handles the events a caller would sleep
+// for, often before the caller could see them on the fd.
+constexpr int kWaitEventWithThreadMs = 10;
 
 Status Worker::arm() {
   WorkerImpl::Guard guard(*impl_);
+  if (impl_->progress_thread_) impl_->progress_thread_->note_armed();
   return impl_->arm();
 }
 
-Status Worker::wait_event() { return impl_->wait_event(-1); }
+Status Worker::wait_event() {
+  if (impl_->progress_thread_) {
+    impl_->progress_thread_->wait_for_progress(kWaitEventWithThreadMs);
+    return Status::Ok;
+  }
+  return impl_->wait_event(-1);
+}
 
-Status Worker::signal() { return impl_->signal(); }
+Status Worker::signal() {
+  const Status status = impl_->signal();
+  if (impl_->progress_thread_) impl_->progress_thread_->advance();
+  return status;
+}
 
 void Worker::wait_mem(const uint64_t* address, uint64_t old_value) { impl_->wait_mem(address, old_value); }
 

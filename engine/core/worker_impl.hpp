@@ -16,6 +16,7 @@
 #include "core/cpu_hop.hpp"
 #include "core/failed_lane.hpp"
 #include "core/payload_cache.hpp"
+#include "core/progress_thread.hpp"
 #include "core/request_impl.hpp"
 #include "core/unexpected.hpp"
 #include "tag/matcher.hpp"
@@ -155,6 +156,8 @@ class WorkerImpl {
   [[nodiscard]] int efd() const noexcept { return epoll_fd_; }
   [[nodiscard]] Status arm();
   [[nodiscard]] Status wait_event(int timeout_ms);
+  // The sleep of wait_event, for a caller that armed already.
+  [[nodiscard]] Status sleep_armed(int timeout_ms);
   [[nodiscard]] Status signal();
   void wait_mem(const uint64_t* address, uint64_t old_value);
 
@@ -196,6 +199,10 @@ class WorkerImpl {
   // the size from which sends look for a receive there (SIZE_MAX: never).
   tag::Offload offload_;
   std::size_t offload_send_threshold_ = SIZE_MAX;
+  // Runs while TERN_PROGRESS asks for one (core/progress_thread.hpp); the
+  // public Worker starts it once the worker is whole and stops it before
+  // anything of the worker goes.
+  std::unique_ptr<ProgressThread> progress_thread_;
 
  private:
   WorkerImpl() = default;

@@ -46,6 +46,11 @@ constexpr ConfigVariable kVariables[] = {
     {"TERN_WAIT_MODE", "adaptive", "spin|block|adaptive",
      "How blocking calls wait: spin on progress, sleep on the wakeup fd, or spin then sleep."},
     {"TERN_SPIN_COUNT", "20000", "integer", "Progress polls before an adaptive wait goes to sleep."},
+    {"TERN_PROGRESS", "caller", "caller|thread|thread-blocking",
+     "Who progresses communication. caller: only the program's own Tern calls; thread: also a progress thread "
+     "per worker that polls (a core's worth of CPU); thread-blocking: a progress thread that sleeps on the "
+     "worker's wakeup fd between events (no CPU while idle). With a thread, messages move while the program "
+     "computes. MPI also takes MPICH's MPIR_CVAR_ASYNC_PROGRESS=1 as thread-blocking."},
     {"TERN_TLS", "all", "comma list of self,shm,verbs,tcp", "Restricts which transports the engine may use."},
     {"TERN_TCP_IF", "auto", "comma list of interface names and IPv4 CIDR blocks, auto or none",
      "Interfaces the TCP transport listens and connects on (like Open MPI's btl_tcp_if_include). auto: every "
@@ -108,6 +113,27 @@ bool parse_wait_mode(std::string_view text, WaitMode& out) {
   else return false;
   return true;
 }
+
+}  // namespace
+
+bool parse_progress_mode(std::string_view text, ProgressMode& out) noexcept {
+  if (text == "caller") out = ProgressMode::Caller;
+  else if (text == "thread") out = ProgressMode::Thread;
+  else if (text == "thread-blocking") out = ProgressMode::ThreadBlocking;
+  else return false;
+  return true;
+}
+
+const char* to_string(ProgressMode mode) noexcept {
+  switch (mode) {
+    case ProgressMode::Thread: return "thread";
+    case ProgressMode::ThreadBlocking: return "thread-blocking";
+    case ProgressMode::Caller: break;
+  }
+  return "caller";
+}
+
+namespace {
 
 bool parse_bootstrap(std::string_view text, BootstrapMode& out) {
   if (text == "auto") out = BootstrapMode::Auto;
@@ -215,6 +241,8 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
     return reject("TERN_WAIT_MODE", v);
   if (const char* v = lookup("TERN_SPIN_COUNT"); v && !parse_size(v, config.spin_count))
     return reject("TERN_SPIN_COUNT", v);
+  if (const char* v = lookup("TERN_PROGRESS"); v && !parse_progress_mode(v, config.progress))
+    return reject("TERN_PROGRESS", v);
   if (const char* v = lookup("TERN_TLS")) {
     // Every item must name a transport: "shm," or "self,,shm" are typos, not lists.
     std::string_view list(v);

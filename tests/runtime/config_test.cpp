@@ -140,6 +140,21 @@ TEST(Config, WaitModes) {
   EXPECT_EQ(load_ok(Env().set("TERN_WAIT_MODE", "adaptive")).wait_mode, WaitMode::Adaptive);
 }
 
+TEST(Config, ProgressModes) {
+  EXPECT_EQ(load_ok(Env()).progress, ProgressMode::Caller);
+  EXPECT_EQ(load_ok(Env().set("TERN_PROGRESS", "caller")).progress, ProgressMode::Caller);
+  EXPECT_EQ(load_ok(Env().set("TERN_PROGRESS", "thread")).progress, ProgressMode::Thread);
+  EXPECT_EQ(load_ok(Env().set("TERN_PROGRESS", "thread-blocking")).progress, ProgressMode::ThreadBlocking);
+  for (const char* bad : {"threads", "blocking", "1", "Thread"}) {
+    EXPECT_NE(load_error("TERN_PROGRESS", bad).find("caller|thread|thread-blocking"), std::string::npos) << bad;
+  }
+  for (ProgressMode mode : {ProgressMode::Caller, ProgressMode::Thread, ProgressMode::ThreadBlocking}) {
+    ProgressMode parsed = ProgressMode::Caller;
+    EXPECT_TRUE(parse_progress_mode(to_string(mode), parsed));
+    EXPECT_EQ(parsed, mode);
+  }
+}
+
 TEST(Config, BootstrapModes) {
   EXPECT_EQ(load_ok(Env().set("TERN_BOOTSTRAP", "auto")).bootstrap, BootstrapMode::Auto);
   EXPECT_EQ(load_ok(Env().set("TERN_BOOTSTRAP", "pmix")).bootstrap, BootstrapMode::Pmix);

@@ -71,6 +71,21 @@ inline bool verify(const unsigned char* buffer, std::size_t length, uint64_t see
   return true;
 }
 
+// Both ranks read everything connecting sent (hellos), so that a sender's
+// earlier messages cannot hold it off a tag device.
+inline void settle(Context& ctx) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+  while (std::chrono::steady_clock::now() < until) (void)ctx.worker->progress();
+  ctx.job->barrier();
+}
+
+// Busy for `ms` without entering the engine: the rank is away computing.
+inline void compute_for(int ms) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  volatile unsigned sink = 0;
+  while (std::chrono::steady_clock::now() < until) sink = sink + 1;
+}
+
 inline int run_ranks(unsigned size, const std::function<int(Context&)>& body,
                      const std::function<void(WorkerParams&)>& tune);
 

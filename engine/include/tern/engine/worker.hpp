@@ -55,6 +55,10 @@ struct WorkerParams {
   bool on_host_only = false;
   // Serialize every call with a lock, for MPI_THREAD_MULTIPLE-style use.
   bool thread_safe = false;
+  // Who progresses the worker (TERN_PROGRESS by default). With a progress
+  // thread the worker is thread-safe whatever `thread_safe` says, since the
+  // thread and the caller share it; the thread ends with the worker.
+  runtime::ProgressMode progress = runtime::global_config().progress;
   // Thresholds and switches; by default the process's TERN_* configuration.
   runtime::Config config = runtime::global_config();
 };
@@ -75,6 +79,11 @@ class Worker {
 
   // Runs every transport once; returns the number of events handled.
   unsigned progress();
+  // How this worker is progressed (WorkerParams::progress). With a progress
+  // thread, requests complete while the caller is away, so a caller that
+  // looks at Request::done() from outside the worker's calls should use
+  // test() instead, which reads it under the worker's lock.
+  [[nodiscard]] runtime::ProgressMode progress_mode() const noexcept;
 
   // --- Tag API. Non-blocking calls return Ok when the operation finished at
   // once (`request` is null), InProgress with a request to test/wait and
@@ -121,6 +130,8 @@ class Worker {
   // Ok when armed; Busy while events are pending (progress until 0, then retry).
   [[nodiscard]] Status arm();
   // Sleeps until an event arrives (arms first; returns at once if Busy).
+  // With a progress thread, which takes the events itself: until the
+  // thread has handled events since arm() (or signal()), at most 10 ms.
   [[nodiscard]] Status wait_event();
   // Wakes a thread sleeping in wait_event() or on efd(). Safe from any thread.
   [[nodiscard]] Status signal();

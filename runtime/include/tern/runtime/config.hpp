@@ -6,6 +6,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "tern/runtime/log.hpp"
 #include "tern/runtime/status.hpp"
@@ -17,6 +18,11 @@ enum class Switch : int { Auto, On, Off };
 // How a thread waits for communication: spin forever, sleep on the wakeup fd
 // at once, or spin a while and then sleep (the default).
 enum class WaitMode : int { Spin, Block, Adaptive };
+
+// Who progresses a worker: only the threads that call into it (the default),
+// or also a progress thread of the worker's own that polls, or one that
+// sleeps on the wakeup fd between events (TERN_PROGRESS).
+enum class ProgressMode : int { Caller, Thread, ThreadBlocking };
 
 // Where a process learns its rank and peers: auto (PMIx when a PMIx server
 // started the process, else PMI-2 or PMI-1 when a PMI server did, else a
@@ -44,6 +50,7 @@ struct Config {
   std::size_t shm_arena_size = std::size_t{16} << 30;  // address space of the shared arena; 0: none
   WaitMode wait_mode = WaitMode::Adaptive;
   std::size_t spin_count = 20000;      // polls before an adaptive wait sleeps
+  ProgressMode progress = ProgressMode::Caller;  // TERN_PROGRESS
   std::string transports;              // comma list restricting transports; empty: all
   BootstrapMode bootstrap = BootstrapMode::Auto;
   unsigned bootstrap_timeout = kDefaultBootstrapTimeout;  // seconds PMIx_Init (a PMI reply) may take; 0: no limit
@@ -77,6 +84,10 @@ using EnvLookup = std::function<const char*(const char* name)>;
 // The process-wide configuration, loaded on first use. A bad value is fatal:
 // the message is printed and the process exits with status 1.
 [[nodiscard]] const Config& global_config();
+
+// "caller", "thread", "thread-blocking"; false for anything else.
+[[nodiscard]] bool parse_progress_mode(std::string_view text, ProgressMode& out) noexcept;
+[[nodiscard]] const char* to_string(ProgressMode mode) noexcept;
 
 // Parses "4096", "64K", "8M", "1G" (binary multiples). False on junk or overflow.
 [[nodiscard]] bool parse_size(const char* text, std::size_t& out) noexcept;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -49,6 +50,17 @@ std::unique_ptr<Comm> make_comm(uint16_t context, int rank, std::vector<unsigned
   std::_Exit(1);
 }
 
+// TERN_PROGRESS when set; else MPICH's habit, MPIR_CVAR_ASYNC_PROGRESS=1,
+// which asks for a progress thread: the blocking one, so that a rank that
+// asked for asynchronous progress does not pay a core for it while idle.
+runtime::ProgressMode progress_mode(const runtime::Config& config) {
+  const char* tern = std::getenv("TERN_PROGRESS");
+  if (tern != nullptr && *tern != '\0') return config.progress;
+  const char* mpich = std::getenv("MPIR_CVAR_ASYNC_PROGRESS");
+  if (mpich != nullptr && std::strcmp(mpich, "1") == 0) return runtime::ProgressMode::ThreadBlocking;
+  return config.progress;
+}
+
 int initialize(const char* function, int required, int* provided) {
   if (g_state != nullptr) {
     return raise(nullptr, MPI_ERR_OTHER, function,
@@ -69,11 +81,16 @@ int initialize(const char* function, int required, int* provided) {
 
   engine::WorkerParams params;
   params.thread_safe = state->multiple;
+  params.progress = progress_mode(config);
   std::string error;
   if (Status s = engine::Job::create(state->job, error, params); s != Status::Ok) {
     start_failed(function, "cannot start: " + error + " (" + to_string(s) + ")");
   }
   state->worker = &state->job->worker();
+  // A progress thread completes requests behind the program's back: their
+  // state is then read under the worker's lock, whatever the thread level
+  // (the worker itself is thread-safe whenever the thread runs).
+  state->engine_locked = state->multiple || state->worker->progress_mode() != runtime::ProgressMode::Caller;
   const unsigned size = state->job->size();
   const unsigned rank = state->job->rank();
   if (size > static_cast<unsigned>(kMaxCommSize)) {

@@ -188,6 +188,7 @@ struct State {
   engine::Worker* worker = nullptr;
   int thread_level = MPI_THREAD_SINGLE;
   bool multiple = false;
+  bool engine_locked = false;  // engine requests read through the worker's lock (engine_done)
   std::thread::id main_thread;
   runtime::WaitMode wait_mode = runtime::WaitMode::Adaptive;
   std::size_t spin_count = 20000;
@@ -273,7 +274,11 @@ int unsupported(const Comm* comm, const char* function, const char* what);
 // --- Waiting: the engine's policy (progress, spin a while, then sleep on the
 // wakeup fd) for conditions the engine cannot see (several requests, a
 // probe). Sleeps are capped at 1 ms because sends queued for room in a
-// peer's FIFO raise no event when the peer drains it.
+// peer's FIFO raise no event when the peer drains it. With a progress thread
+// (TERN_PROGRESS) the waiting thread still progresses too: the message it
+// waits for is then handled where it is wanted, without a handoff from the
+// thread (a wakeup per message), and the thread does the work while no one
+// waits. The cap also bounds a sleep whose event the thread took first.
 template <typename Done>
 void progress_until(Done&& done) {
   State& state = *g_state;
@@ -300,10 +305,11 @@ void progress_until(Done&& done) {
   state.worker->set_waiting(false);
 }
 
-// Whether an engine request is done. Under MPI_THREAD_MULTIPLE through the
-// worker's lock (test() progresses once when not done).
+// Whether an engine request is done. Under MPI_THREAD_MULTIPLE, or while a
+// progress thread runs, through the worker's lock (test() progresses once
+// when not done).
 [[nodiscard]] inline bool engine_done(engine::Request* request) {
-  if (g_state->multiple) return g_state->worker->test(request) != Status::InProgress;
+  if (g_state->engine_locked) return g_state->worker->test(request) != Status::InProgress;
   return request->done();
 }
 

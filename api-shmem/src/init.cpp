@@ -176,6 +176,8 @@ void initialize(int requested, int* provided) {
   }
   s->thread_level = std::clamp(requested, SHMEM_THREAD_SINGLE, SHMEM_THREAD_MULTIPLE);
   std::string error;
+  // params.progress is TERN_PROGRESS's: with a progress thread, remote PEs'
+  // RMA over TCP is served while this PE computes outside the library.
   engine::WorkerParams params;
   params.thread_safe = s->thread_level == SHMEM_THREAD_MULTIPLE;
   if (engine::Job::create(s->job, error, params) != Status::Ok) {

@@ -44,9 +44,11 @@ uint64_t translate(const char* function, const void* address, std::size_t bytes,
 // longer spinning keeps it off a shared core (4 PEs on 2 cores: shmem_coll
 // took minutes instead of seconds).
 Status wait_for(engine::Request* request) {
-  // With several threads, another one's progress may complete the request
-  // under the worker's lock: look at it under that lock too (test()).
-  if (g_state->thread_level == SHMEM_THREAD_MULTIPLE) {
+  // With several threads, or a progress thread (TERN_PROGRESS), another
+  // one's progress may complete the request under the worker's lock: look
+  // at it under that lock too (test()).
+  if (g_state->thread_level == SHMEM_THREAD_MULTIPLE ||
+      worker().progress_mode() != runtime::ProgressMode::Caller) {
     wait_until([&] { return worker().test(request) != Status::InProgress; });
   } else {
     wait_until([&] { return request->done(); });

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "tern/runtime/compiler.hpp"
@@ -143,8 +144,38 @@ VerbsIface::~VerbsIface() {
     eps_.remove(ep);
     delete ep;
   }
-  // What is still posted belongs to a worker going away; its QPs go first
-  // (members below), then the registrations, the queues and the device.
+  if (cq_) drain();
+  // Then the QPs (members below), the registrations, the queues and the
+  // device go, children first.
+}
+
+void VerbsIface::drain() noexcept {
+  // A send is complete once posted, so what is posted or queued (the last
+  // message of a barrier, an acknowledgement) must still reach the peer,
+  // connection set-up included: a QP destroyed with requests on it drops
+  // them. For at most 5 s; nobody is called back any more, and arrivals are
+  // dropped (the worker is going away).
+  for (Handler& handler : handlers_) handler = {};
+  for (auto& [uuid, c] : by_uuid_) {
+    c->pending.clear();
+    for (Op& op : c->ops) {
+      op.comp = nullptr;
+      op.result = nullptr;
+    }
+  }
+  blocked_.clear();
+  ready_.clear();
+  auto busy = [&] {
+    for (auto& [uuid, c] : by_uuid_) {
+      if (c->state != Connection::State::Failed && !c->ops.empty()) return true;
+    }
+    return false;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (busy() && std::chrono::steady_clock::now() < deadline) {
+    if (progress() == 0) usleep(50);
+  }
+  if (busy()) TERN_LOG(Warn, "verbs: messages to some peers were still unsent after 5 s at shutdown");
 }
 
 Status VerbsIface::post_rx(uint32_t index) {

@@ -139,6 +139,7 @@ class VerbsIface final : public Iface {
   VerbsIface(const IfaceParams& params, std::unique_ptr<Provider> provider, const VerbsLimits& limits);
   [[nodiscard]] Status open(const std::string& device, std::string& why);
   [[nodiscard]] Status open_service();
+  void drain() noexcept;
   [[nodiscard]] std::byte* slab_at(std::size_t offset) noexcept { return slab_.data() + offset; }
   [[nodiscard]] uint64_t slab_address(std::size_t offset) const noexcept {
     return reinterpret_cast<uint64_t>(slab_.data() + offset);

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../transport/transport_test_util.hpp"
@@ -395,6 +397,35 @@ TEST_F(VerbsTransport, DestroyingAnEndpointCancelsItsTransfers) {
   EXPECT_TRUE(put.fired);
   EXPECT_EQ(put.result, Status::Canceled);
   progress();
+}
+
+TEST_F(VerbsTransport, QueuedSendsStillLeaveWhenTheIfaceIsDestroyed) {
+  if (testing::on_hardware()) GTEST_SKIP() << "two ifaces of one process and a thread: emulated only";
+  Ep* ep = connect();
+  // b_ does not progress: its receive queue fills, and a_'s sends wait in
+  // a_'s queues (RNR, then the full send queue).
+  uint64_t sent = 0;
+  for (int tries = 0; tries < 100000 && sent < 300; ++tries) {
+    if (ep->am_short(kAmId, sent, nullptr, 0) == Status::Ok) {
+      ++sent;
+    } else {
+      a_->progress();
+    }
+  }
+  ASSERT_GT(sent, VerbsLimits{}.rx_buffers);
+  std::thread serving([&] {
+    // Late, so that a_ is inside its destructor when room comes.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    spin_until([&] { b_->progress(); }, [&] { return at_b_.size() >= sent; }, 10.0);
+  });
+  a_.reset();  // drains before its QP goes
+  serving.join();
+  ASSERT_EQ(at_b_.size(), sent);
+  for (uint64_t i = 0; i < sent; ++i) {
+    uint64_t header = 0;
+    std::memcpy(&header, at_b_[i].bytes.data(), 8);
+    ASSERT_EQ(header, i);
+  }
 }
 
 TEST_F(VerbsTransport, SimultaneousConnectsMakeOneConnection) {

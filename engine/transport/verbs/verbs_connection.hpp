@@ -10,12 +10,12 @@
 
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <memory>
 
 #include "transport/completion.hpp"
 #include "transport/ep_pending_queue.hpp"
 #include "verbs_api.hpp"
+#include "verbs_ring_queue.hpp"
 #include "verbs_wire.hpp"
 
 namespace tern::engine::transport::verbs {
@@ -55,7 +55,7 @@ struct Connection {
   uint32_t credits = 0;  // free send-queue slots
   std::size_t unposted = 0;  // ops at the back not yet posted
   bool fence_next = false;
-  std::deque<Op> ops;
+  RingQueue<Op> ops;
   EpPendingQueue pending;
   std::chrono::steady_clock::time_point next_request{};
   std::chrono::steady_clock::time_point give_up{};

@@ -158,10 +158,10 @@ void VerbsIface::drain() noexcept {
   for (Handler& handler : handlers_) handler = {};
   for (auto& [uuid, c] : by_uuid_) {
     c->pending.clear();
-    for (Op& op : c->ops) {
+    c->ops.for_each([](Op& op) {
       op.comp = nullptr;
       op.result = nullptr;
-    }
+    });
   }
   blocked_.clear();
   ready_.clear();
@@ -242,13 +242,13 @@ void VerbsIface::destroy_ep(Ep* ep) {
   }
   // Its transfers may still run on the shared QP; their callers hear now.
   Connection& c = found->connection();
-  for (Op& op : c.ops) {
-    if (op.ep != found) continue;
+  c.ops.for_each([found](Op& op) {
+    if (op.ep != found) return;
     if (op.comp != nullptr) op.comp->finish_one(Status::Canceled);
     op.comp = nullptr;
     op.result = nullptr;
     op.ep = nullptr;
-  }
+  });
   --c.eps;
   eps_.remove(found);
   delete found;

@@ -290,10 +290,13 @@ unsigned VerbsIface::progress() {
     if (n < static_cast<int>(std::size(wcs))) break;
   }
   if (TERN_UNLIKELY(connecting_ > 0)) repeat_requests();
-  if (TERN_UNLIKELY(!ready_.empty())) {
-    std::vector<Connection*> ready;
-    ready.swap(ready_);
-    for (Connection* c : ready) {
+  if (TERN_UNLIKELY(!ready_.empty()) && !dispatching_) {
+    // Swapped with a scratch list that keeps its capacity: dispatching may
+    // schedule connections again (and, were an entry to progress us, must
+    // not start over on the list it walks).
+    dispatching_ = true;
+    ready_scratch_.swap(ready_);
+    for (Connection* c : ready_scratch_) {
       // A failed connection's entries run to learn of it.
       if (c->state == Connection::State::Failed ||
           (c->state == Connection::State::Open && c->credits > 0 && c->unposted == 0 && !free_tx_.empty())) {
@@ -301,6 +304,8 @@ unsigned VerbsIface::progress() {
       }
       if (!c->pending.empty()) wait_for_room(*c);
     }
+    ready_scratch_.clear();
+    dispatching_ = false;
   }
   return handled;
 }

@@ -210,6 +210,8 @@ class VerbsIface final : public Iface {
   std::vector<WorkCompletion> stash_;  // polled by arm(), handled by the next progress()
   std::vector<Connection*> ready_;     // connections whose pending entries may run now
   std::vector<Connection*> blocked_;   // ... once a completion frees resources
+  std::vector<Connection*> ready_scratch_;
+  bool dispatching_ = false;
   runtime::IntrusiveList<VerbsEp, &VerbsEp::iface_hook> eps_;
 };
 

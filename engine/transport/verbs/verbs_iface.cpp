@@ -1,6 +1,7 @@
 #include "verbs_iface.hpp"
 
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -107,6 +108,11 @@ Status VerbsIface::open(const std::string& device, std::string& why) {
   slab_.resize(atomic_offset_ + std::size_t{limits_.atomic_slots} * sizeof(uint64_t));
   if (slab_mr_ = pd_->reg_mr(slab_.data(), slab_.size(), kAccessLocalWrite, status); !slab_mr_) {
     why = "cannot register " + std::to_string(slab_.size()) + " bytes of buffers on " + device;
+    // Registration pins pages, which the locked-memory limit bounds.
+    rlimit limit{};
+    if (getrlimit(RLIMIT_MEMLOCK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+      why += " (the locked-memory limit, ulimit -l, is " + std::to_string(limit.rlim_cur / 1024) + " KiB)";
+    }
     return status;
   }
   mr_cache_ = std::make_unique<MrCache>(*pd_);

@@ -16,9 +16,19 @@ namespace {
 
 using namespace multiproc;  // NOLINT: the shared job helpers
 
-constexpr std::size_t kLarge = 256u << 10;  // above TERN_TM_THRESH's default
+// The jobs below pin the device's threshold (TERN_TM_THRESH) at kThreshold,
+// whatever its default: receives and sends of kLarge use the device.
+constexpr std::size_t kThreshold = 64u << 10;
+constexpr std::size_t kLarge = 256u << 10;
 constexpr uint64_t kFullMask = ~uint64_t{0};
 constexpr uint64_t kSourceOnly = 0xffffffff00000000ull;  // any user tag
+
+int run_offload_job(const std::function<int(Context&)>& body, const std::function<void(WorkerParams&)>& tune = {}) {
+  return run_job(2, body, [&](WorkerParams& params) {
+    params.config.tm_threshold = kThreshold;
+    if (tune) tune(params);
+  });
+}
 
 int filled_while_away(Context& ctx, bool offload) {
   Worker& w = *ctx.worker;
@@ -50,18 +60,18 @@ int filled_while_away(Context& ctx, bool offload) {
 }
 
 TEST(EngineOffload, SenderFillsAReceiveWhileTheReceiverComputes) {
-  EXPECT_EQ(run_job(2, [](Context& ctx) { return filled_while_away(ctx, true); }), 0);
+  EXPECT_EQ(run_offload_job([](Context& ctx) { return filled_while_away(ctx, true); }), 0);
 }
 
 TEST(EngineOffload, WithOffloadOffTheSameSendWaitsForTheReceiver) {
-  EXPECT_EQ(run_job(
-                2, [](Context& ctx) { return filled_while_away(ctx, false); },
+  EXPECT_EQ(run_offload_job(
+                [](Context& ctx) { return filled_while_away(ctx, false); },
                 [](WorkerParams& params) { params.config.tm_offload = runtime::Switch::Off; }),
             0);
 }
 
 TEST(EngineOffload, EarliestPostedReceiveWins) {
-  int rc = run_job(2, [](Context& ctx) -> int {
+  int rc = run_offload_job([](Context& ctx) -> int {
     Worker& w = *ctx.worker;
     std::vector<unsigned char> first(kLarge), second(kLarge), message(kLarge);
     settle(ctx);
@@ -90,7 +100,7 @@ TEST(EngineOffload, EarliestPostedReceiveWins) {
 }
 
 TEST(EngineOffload, SendersEarlierMessageStillQueuedIsMatchedFirst) {
-  int rc = run_job(2, [](Context& ctx) -> int {
+  int rc = run_offload_job([](Context& ctx) -> int {
     Worker& w = *ctx.worker;
     settle(ctx);
     if (ctx.rank == 1) {
@@ -131,7 +141,7 @@ TEST(EngineOffload, SendersEarlierMessageStillQueuedIsMatchedFirst) {
 }
 
 TEST(EngineOffload, CancelTakesAReceiveBackUnlessASenderClaimedIt) {
-  int rc = run_job(2, [](Context& ctx) -> int {
+  int rc = run_offload_job([](Context& ctx) -> int {
     Worker& w = *ctx.worker;
     std::vector<unsigned char> buffer(kLarge);
     settle(ctx);
@@ -160,7 +170,7 @@ TEST(EngineOffload, CancelTakesAReceiveBackUnlessASenderClaimedIt) {
 }
 
 TEST(EngineOffload, LongerMessageIsTruncatedToTheReceive) {
-  int rc = run_job(2, [](Context& ctx) -> int {
+  int rc = run_offload_job([](Context& ctx) -> int {
     Worker& w = *ctx.worker;
     constexpr std::size_t kReceive = 100000;
     constexpr std::size_t kMessage = 200000;
@@ -191,7 +201,7 @@ TEST(EngineOffload, LongerMessageIsTruncatedToTheReceive) {
 }
 
 TEST(EngineOffload, SleepingReceiverIsWokenWhenASenderFillsItsReceive) {
-  int rc = run_job(2, [](Context& ctx) -> int {
+  int rc = run_offload_job([](Context& ctx) -> int {
     Worker& w = *ctx.worker;
     std::vector<unsigned char> buffer(kLarge);
     settle(ctx);

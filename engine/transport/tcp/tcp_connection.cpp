@@ -11,7 +11,49 @@
 #include "tern/runtime/compiler.hpp"
 
 namespace tern::engine::transport::tcp {
+
 namespace {
+
+// A put of one naturally aligned word lands with one atomic store (release,
+// for the acquire load of a waiter): the target may be a variable another
+// thread of the target process watches (an OpenSHMEM wait_until while a
+// progress thread delivers the put), and a word written piecewise or
+// non-atomically would race with that read.
+void copy_to_target(std::byte* destination, const std::byte* source, std::size_t length) noexcept {
+  const auto address = reinterpret_cast<uintptr_t>(destination);
+  switch (length) {
+    case 1:
+      __atomic_store_n(reinterpret_cast<uint8_t*>(destination), static_cast<uint8_t>(*source), __ATOMIC_RELEASE);
+      return;
+    case 2:
+      if (address % 2 == 0) {
+        uint16_t word;
+        std::memcpy(&word, source, 2);
+        __atomic_store_n(reinterpret_cast<uint16_t*>(destination), word, __ATOMIC_RELEASE);
+        return;
+      }
+      break;
+    case 4:
+      if (address % 4 == 0) {
+        uint32_t word;
+        std::memcpy(&word, source, 4);
+        __atomic_store_n(reinterpret_cast<uint32_t*>(destination), word, __ATOMIC_RELEASE);
+        return;
+      }
+      break;
+    case 8:
+      if (address % 8 == 0) {
+        uint64_t word;
+        std::memcpy(&word, source, 8);
+        __atomic_store_n(reinterpret_cast<uint64_t*>(destination), word, __ATOMIC_RELEASE);
+        return;
+      }
+      break;
+    default: break;
+  }
+  std::memcpy(destination, source, length);
+}
+
 
 constexpr int kMaxIov = 64;
 
@@ -322,7 +364,7 @@ unsigned TcpConnection::parse_frames() {
       bulk_length_ = data_length;
       rx_begin_ += sizeof(header) + fixed;
       const std::size_t buffered = std::min(data_length, rx_end_ - rx_begin_);
-      if (buffered != 0) std::memcpy(destination, rx_.data() + rx_begin_, buffered);
+      if (buffered != 0) copy_to_target(destination, rx_.data() + rx_begin_, buffered);
       rx_begin_ += buffered;
       bulk_received_ = buffered;
       bulk_active_ = true;

@@ -1,6 +1,6 @@
 // Asynchronous progress through OpenSHMEM over TCP (where a remote PE's get
 // is an active message its target must answer): PE 1 computes 200 ms
-// without calling the library while PE 0 gets 1 MiB from it. With a
+// without calling the library while PE 0, 50 ms into it, gets 1 MiB from it. With a
 // progress thread (TERN_PROGRESS=thread or thread-blocking) the get ends
 // while PE 1 still computes; without one, only after. The first argument
 // says which to expect: "async" or "caller".
@@ -15,6 +15,7 @@ namespace {
 
 constexpr std::size_t kLength = 1u << 20;
 constexpr double kComputeSeconds = 0.2;
+constexpr double kSettleSeconds = 0.05;
 
 // CLOCK_MONOTONIC: one clock for both PEs of a host.
 double host_seconds() {
@@ -42,6 +43,11 @@ int main(int argc, char** argv) {
     *computed_until = host_seconds();
   } else {
     static unsigned char got[kLength];
+    // PE 1 may still be inside the barrier (and so answer a get at once)
+    // just after PE 0 has left it: ask once it surely computes.
+    const double settle_until = host_seconds() + kSettleSeconds;
+    while (host_seconds() < settle_until) {
+    }
     const double started = host_seconds();
     shmem_getmem(got, source, kLength, 1);
     const double done = host_seconds();

@@ -19,41 +19,22 @@ namespace {
 // thread of the target process watches (an OpenSHMEM wait_until while a
 // progress thread delivers the put), and a word written piecewise or
 // non-atomically would race with that read.
-void copy_to_target(std::byte* destination, const std::byte* source, std::size_t length) noexcept {
-  const auto address = reinterpret_cast<uintptr_t>(destination);
-  switch (length) {
-    case 1:
-      __atomic_store_n(reinterpret_cast<uint8_t*>(destination), static_cast<uint8_t>(*source), __ATOMIC_RELEASE);
-      return;
-    case 2:
-      if (address % 2 == 0) {
-        uint16_t word;
-        std::memcpy(&word, source, 2);
-        __atomic_store_n(reinterpret_cast<uint16_t*>(destination), word, __ATOMIC_RELEASE);
-        return;
-      }
-      break;
-    case 4:
-      if (address % 4 == 0) {
-        uint32_t word;
-        std::memcpy(&word, source, 4);
-        __atomic_store_n(reinterpret_cast<uint32_t*>(destination), word, __ATOMIC_RELEASE);
-        return;
-      }
-      break;
-    case 8:
-      if (address % 8 == 0) {
-        uint64_t word;
-        std::memcpy(&word, source, 8);
-        __atomic_store_n(reinterpret_cast<uint64_t*>(destination), word, __ATOMIC_RELEASE);
-        return;
-      }
-      break;
-    default: break;
-  }
-  std::memcpy(destination, source, length);
+template <typename Word>
+bool store_word(std::byte* destination, const std::byte* source) noexcept {
+  if (reinterpret_cast<uintptr_t>(destination) % sizeof(Word) != 0) return false;
+  Word word;
+  std::memcpy(&word, source, sizeof(Word));
+  __atomic_store_n(reinterpret_cast<Word*>(destination), word, __ATOMIC_RELEASE);
+  return true;
 }
 
+void copy_to_target(std::byte* destination, const std::byte* source, std::size_t length) noexcept {
+  const bool stored = (length == 1 && store_word<uint8_t>(destination, source)) ||
+                      (length == 2 && store_word<uint16_t>(destination, source)) ||
+                      (length == 4 && store_word<uint32_t>(destination, source)) ||
+                      (length == 8 && store_word<uint64_t>(destination, source));
+  if (!stored) std::memcpy(destination, source, length);
+}
 
 constexpr int kMaxIov = 64;
 

@@ -33,6 +33,8 @@ class ProgressThread {
   ProgressThread& operator=(const ProgressThread&) = delete;
 
   [[nodiscard]] runtime::ProgressMode mode() const noexcept { return mode_; }
+  // True on the thread itself (which needs no signal to see new work).
+  [[nodiscard]] bool is_current() const noexcept { return std::this_thread::get_id() == thread_.get_id(); }
 
   // The caller's own wakeup loop (Worker::arm, wait_event) with a thread
   // that takes the events first: arm() notes how far the thread has got,

@@ -47,6 +47,7 @@ class RequestImpl final : public Request {
     kind = request_kind;
     released = false;
     needs_ack = false;
+    has_callback = false;
     endpoint = nullptr;
     buffer = nullptr;
     length = 0;
@@ -80,6 +81,9 @@ class RequestImpl final : public Request {
   bool needs_ack = false;  // send: completes on the receiver's ack
   uint8_t control_id = 0;  // Control: which message to send
   SendProtocol protocol = SendProtocol::Short;
+  // The worker owns it and runs a callback when it ends (callback.hpp). No
+  // caller holds such a request, so `user_data` carries its CallbackSlot.
+  bool has_callback = false;
   unsigned flags = 0;
   Endpoint* endpoint = nullptr;
   void* buffer = nullptr;     // user buffer (send: const data)

@@ -40,6 +40,7 @@ void WorkerImpl::complete(RequestImpl* request, Status status) noexcept {
       sleep_cv_.notify_all();
     }
   }
+  if (TERN_UNLIKELY(request->has_callback)) return queue_callback(request, status);
   if (request->released || request->kind == RequestKind::Control) requests_.put(request);
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/endpoint.hpp"
+#include "core/callback_queue.hpp"
 #include "core/cpu_hop.hpp"
 #include "core/failed_lane.hpp"
 #include "core/payload_cache.hpp"
@@ -64,6 +65,7 @@ class WorkerImpl {
   unsigned progress() {
     unsigned events = 0;
     for (transport::Iface* iface : iface_list_) events += iface->progress();
+    if (TERN_UNLIKELY(!callbacks_.empty())) events += run_callbacks();
     // Only when there were any, to keep a store out of the empty polls that
     // wait loops spin on (osu_bw 1 KiB on the 2-core VM, medians of 8
     // alternating runs against c80f6d1, which had no count: a store on
@@ -79,6 +81,15 @@ class WorkerImpl {
   void complete(RequestImpl* request, Status status) noexcept;
   void release(RequestImpl* request) noexcept;
   [[nodiscard]] Status cancel(RequestImpl* request) noexcept;
+  // --- completion callbacks (core/callbacks.cpp)
+  // The worker takes over `request`: the callback runs once it ends (at the
+  // next progress if it has). NoMemory (the request is released) when no
+  // slot can be had.
+  [[nodiscard]] Status attach_callback(RequestImpl* request, const Callback& callback) noexcept;
+  // complete() of a request with a callback: queues the callback, frees the request.
+  void queue_callback(RequestImpl* request, Status status) noexcept;
+  // Runs the callbacks queued so far; returns how many ran.
+  unsigned run_callbacks();
   // Progresses (and, by the wait mode, sleeps) until `done()` holds.
   template <typename Done>
   void wait_until(Done&& done);
@@ -203,6 +214,7 @@ class WorkerImpl {
   // public Worker starts it once the worker is whole and stops it before
   // anything of the worker goes.
   std::unique_ptr<ProgressThread> progress_thread_;
+  CallbackQueue callbacks_;
 
  private:
   WorkerImpl() = default;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tern/engine/callback.hpp"
 #include "tern/engine/request.hpp"
 #include "tern/runtime/config.hpp"
 #include "tern/runtime/status.hpp"
@@ -99,6 +100,21 @@ class Worker {
   [[nodiscard]] Status tag_probe(uint64_t tag, uint64_t mask, TagRecvInfo& info, Message** message = nullptr);
   [[nodiscard]] Status tag_msg_recv_nb(void* buffer, std::size_t length, Message* message, Request*& request,
                                        TagRecvInfo* info = nullptr);
+
+  // The same with a completion callback instead of a request (callback.hpp
+  // says when it runs: only after InProgress). The worker keeps the request;
+  // such operations cannot be canceled. `info` is filled on an immediate Ok.
+  [[nodiscard]] Status tag_send_nb(Endpoint* endpoint, const void* buffer, std::size_t length, uint64_t tag,
+                                   const Callback& callback, unsigned flags = 0);
+  [[nodiscard]] Status tag_recv_nb(void* buffer, std::size_t length, uint64_t tag, uint64_t mask,
+                                   const Callback& callback, TagRecvInfo* info = nullptr);
+  [[nodiscard]] Status tag_msg_recv_nb(void* buffer, std::size_t length, Message* message, const Callback& callback,
+                                       TagRecvInfo* info = nullptr);
+  // Hands a request the caller holds (any kind: tag, RMA) to the worker:
+  // `callback` runs once from progress when it ends, or at the next progress
+  // if it has ended already, and the worker releases it. InvalidParam for a
+  // null request or function (the request stays the caller's then).
+  [[nodiscard]] Status set_callback(Request* request, const Callback& callback);
 
   // Blocking forms: progress until done.
   [[nodiscard]] Status tag_send(Endpoint* endpoint, const void* buffer, std::size_t length, uint64_t tag,

@@ -1,0 +1,104 @@
+// Completion callbacks (callback.hpp): the calls that take one, and how the
+// worker queues and runs them.
+#include "core/worker_impl.hpp"
+#include "tern/runtime/log.hpp"
+
+namespace tern::engine {
+namespace {
+
+bool check_callback(const char* call, const Callback& callback) {
+  if (TERN_LIKELY(callback.function != nullptr)) return true;
+  TERN_LOG(Error, "%s: the callback has no function", call);
+  return false;
+}
+
+}  // namespace
+
+Status WorkerImpl::attach_callback(RequestImpl* request, const Callback& callback) noexcept {
+  CallbackSlot* slot = callbacks_.new_slot(callback);
+  if (slot == nullptr) {
+    TERN_LOG(Error, "callback: no memory to queue a completion callback");
+    release(request);
+    return Status::NoMemory;
+  }
+  request->user_data = slot;
+  request->has_callback = true;
+  if (request->done()) queue_callback(request, request->status());
+  return Status::InProgress;
+}
+
+void WorkerImpl::queue_callback(RequestImpl* request, Status status) noexcept {
+  auto* slot = static_cast<CallbackSlot*>(request->user_data);
+  slot->status = status;
+  // A send reports what it sent; a receive, what it matched.
+  slot->info = request->kind == RequestKind::Send ? TagRecvInfo{request->tag, request->length} : request->info();
+  requests_.put(request);
+  callbacks_.push(slot);
+  // Ended outside the progress thread (a cancel, a send failing as it is
+  // posted): the thread may be asleep on the wakeup fd.
+  if (progress_thread_ && !progress_thread_->is_current()) (void)signal();
+}
+
+unsigned WorkerImpl::run_callbacks() {
+  unsigned ran = 0;
+  CallbackSlot* slot = callbacks_.take_all();
+  while (slot != nullptr) {
+    CallbackSlot* next = slot->next_free;
+    const Callback callback = slot->callback;
+    const Status status = slot->status;
+    const TagRecvInfo info = slot->info;
+    // Free before the call, so that a callback posting the next operation
+    // finds the slot it just gave up.
+    callbacks_.recycle(slot);
+    callback.function(callback.user_data, status, info);
+    ++ran;
+    slot = next;
+  }
+  return ran;
+}
+
+// Starts an operation by `start(request)` and, when it did not finish at
+// once, hands its request to the worker with the callback.
+template <typename Start>
+Status start_with_callback(WorkerImpl& worker, const char* call, const Callback& callback, Start&& start) {
+  if (!check_callback(call, callback)) return Status::InvalidParam;
+  WorkerImpl::Guard guard(worker);
+  Request* request = nullptr;
+  const Status status = start(request);
+  if (status != Status::InProgress) return status;
+  return worker.attach_callback(RequestImpl::from(request), callback);
+}
+
+Status Worker::tag_send_nb(Endpoint* endpoint, const void* buffer, std::size_t length, uint64_t tag,
+                           const Callback& callback, unsigned flags) {
+  return start_with_callback(*impl_, "tag_send_nb", callback, [&](Request*& request) {
+    return impl_->tag_send_nb(endpoint, buffer, length, tag, request, flags);
+  });
+}
+
+Status Worker::tag_recv_nb(void* buffer, std::size_t length, uint64_t tag, uint64_t mask, const Callback& callback,
+                           TagRecvInfo* info) {
+  return start_with_callback(*impl_, "tag_recv_nb", callback, [&](Request*& request) {
+    return impl_->tag_recv_nb(buffer, length, tag, mask, request, info);
+  });
+}
+
+Status Worker::tag_msg_recv_nb(void* buffer, std::size_t length, Message* message, const Callback& callback,
+                               TagRecvInfo* info) {
+  return start_with_callback(*impl_, "tag_msg_recv_nb", callback, [&](Request*& request) {
+    return impl_->tag_msg_recv_nb(buffer, length, message, request, info);
+  });
+}
+
+Status Worker::set_callback(Request* request, const Callback& callback) {
+  if (request == nullptr) {
+    TERN_LOG(Error, "set_callback: null request");
+    return Status::InvalidParam;
+  }
+  if (!check_callback("set_callback", callback)) return Status::InvalidParam;
+  WorkerImpl::Guard guard(*impl_);
+  const Status status = impl_->attach_callback(RequestImpl::from(request), callback);
+  return status == Status::InProgress ? Status::Ok : status;
+}
+
+}  // namespace tern::engine

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "derived.hpp"
+#include "datatype/derived.hpp"
 #include "handle.hpp"
 #include "mpi.h"
 #include "tern/engine/job.hpp"
@@ -45,7 +45,7 @@ inline constexpr uint16_t kCollectiveBit = 0x8000;
 
 // --- Communicators
 // Where a communicator's ranks run, for the node-aware collectives
-// (coll_node.cpp): made on a communicator's first such collective.
+// (coll/node.cpp): made on a communicator's first such collective.
 struct NodeLayout {
   // Several hosts, and several ranks on at least one: otherwise the flat
   // algorithms are as good.
@@ -86,7 +86,7 @@ struct RequestSlot {
   MPI_Status status{};       // for receives done at once
   int next_free = 0;         // position (slot + 1) of the next free slot, 0: none
   uint32_t generation = 0;   // of the handle that names this slot now
-  // Persistent requests (persistent.cpp): the arguments Start replays, and
+  // Persistent requests (p2p/persistent.cpp): the arguments Start replays, and
   // whether an operation is running (inactive ones complete at once).
   bool persistent = false;
   bool active = false;
@@ -234,7 +234,7 @@ engine::Endpoint* comm_connect(Comm& comm, int rank);
   return TERN_LIKELY(endpoint != nullptr) ? endpoint : comm_connect(comm, rank);
 }
 
-// --- Datatypes and operations (datatype.cpp)
+// --- Datatypes and operations (datatype/datatype.cpp)
 enum class BaseKind : uint8_t { Signed, Unsigned, Float, Bool, Opaque };
 struct TypeInfo {
   const char* name;
@@ -255,7 +255,7 @@ extern const TypeInfo kTypes[kTypeCount];
 [[nodiscard]] int apply_op(MPI_Op op, MPI_Datatype type, const void* in, void* inout, std::size_t count) noexcept;
 [[nodiscard]] bool valid_op(MPI_Op op) noexcept;
 
-// --- Errors (errors.cpp)
+// --- Errors (errors/errors.cpp)
 // MPI error class for an engine status.
 [[nodiscard]] int error_class_of_failure(Status status) noexcept;
 [[nodiscard]] inline int error_class_of(Status status) noexcept {
@@ -338,7 +338,7 @@ inline void empty_status(MPI_Status* status, int source = MPI_ANY_SOURCE) {
   status->tern_bytes = 0;
 }
 
-// --- Internal point-to-point for collectives (coll.cpp uses p2p.cpp).
+// --- Internal point-to-point for collectives (coll/ uses p2p/).
 // Blocking send/receive in `comm`'s collective context.
 [[nodiscard]] Status coll_send(Comm& comm, const void* buffer, std::size_t bytes, int dest, unsigned tag);
 [[nodiscard]] Status coll_recv(Comm& comm, void* buffer, std::size_t bytes, int source, unsigned tag);
@@ -353,7 +353,7 @@ inline uint16_t collective_context(const Comm& comm) noexcept {
 inline unsigned next_tag_base(Comm& comm) noexcept { return (comm.collective_sequence++ & 0xFFFFu) << 8; }
 // A barrier over `comm` on the engine (MPI_Barrier and MPI_Finalize).
 [[nodiscard]] Status coll_barrier(Comm& comm);
-// Node-aware forms (coll_node.cpp): `comm`'s layout, and barrier, broadcast
+// Node-aware forms (coll/node.cpp): `comm`'s layout, and barrier, broadcast
 // and allreduce (commutative operations) through one leader per host.
 [[nodiscard]] const NodeLayout& node_layout(Comm& comm);
 [[nodiscard]] Status node_barrier(Comm& comm, const NodeLayout& layout);

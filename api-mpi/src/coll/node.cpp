@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "group.hpp"
+#include "op/op.hpp"
 #include "state.hpp"
 #include "tern/runtime/log.hpp"
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "p2p.hpp"
+#include "p2p/p2p.hpp"
 #include "tern/runtime/config.hpp"
 
 #ifndef TERN_VERSION

@@ -9,7 +9,7 @@
 #include <memory>
 #include <new>
 
-#include "p2p.hpp"
+#include "p2p/p2p.hpp"
 
 namespace tern::mpi {
 
@@ -34,26 +34,25 @@ int check_derived(const char* function, Comm* comm, const void* buffer, int coun
   return MPI_SUCCESS;
 }
 
+Status post_slot_receive(const Comm& comm, RequestSlot& slot, void* data, std::size_t bytes, int source, int tag,
+                         PackedTransfer& packed) {
+  const Match m = match_of(comm, source, tag);
+  engine::TagRecvInfo info;
+  engine::Request* request = nullptr;
+  const Status s = g_state->worker->tag_recv_nb(data, bytes, m.tag, m.mask, request, &info);
+  if (TERN_UNLIKELY(s != Status::InProgress && s != Status::Ok && s != Status::Truncated)) return s;
+  slot.engine = request;
+  if (TERN_UNLIKELY(packed.temp != nullptr)) slot.packed = std::move(packed);
+  if (s != Status::InProgress) {
+    slot.error = fill_recv_status(&slot.status, info, bytes, s);
+    if (TERN_UNLIKELY(slot.packed.temp != nullptr)) {
+      complete_transfer(slot.packed, true, s == Status::Canceled ? 0 : std::min(info.length, bytes));
+    }
+  }
+  return Status::Ok;
+}
+
 namespace {
-
-struct FreeDeleter {
-  void operator()(void* p) const noexcept { std::free(p); }
-};
-using TempBuffer = std::unique_ptr<char, FreeDeleter>;
-
-TempBuffer temp_buffer(std::size_t bytes) { return TempBuffer(static_cast<char*>(std::malloc(bytes == 0 ? 1 : bytes))); }
-
-// `count` elements of a non-contiguous type packed into a fresh buffer; null
-// when out of memory.
-TempBuffer pack_temp(const DerivedType& type, const void* buffer, int count) {
-  TempBuffer temp = temp_buffer(static_cast<std::size_t>(count) * type.size);
-  if (temp != nullptr) pack_data(type, buffer, static_cast<std::size_t>(count), temp.get());
-  return temp;
-}
-
-int no_memory(const Comm* comm, const char* function, std::size_t bytes) {
-  return raise(comm, MPI_ERR_NO_MEM, function, "no memory for %zu bytes of packed data", bytes);
-}
 
 int send_blocking(const char* function, const void* buffer, int count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm handle, unsigned flags) {
@@ -92,12 +91,11 @@ int send_nonblocking_as(const char* function, const void* buffer, int count, MPI
   Comm* comm = nullptr;
   std::size_t bytes = 0;
   std::shared_ptr<const DerivedType> derived;
-  if (int err = check_args(function, handle, buffer, count, datatype, dest, tag, false, comm, bytes,
-                           kPredefined ? nullptr : &derived);
+  if (int err = check_request_args(function, handle, buffer, count, datatype, dest, tag, false, request, comm, bytes,
+                                   kPredefined ? nullptr : &derived);
       TERN_UNLIKELY(err != MPI_SUCCESS)) {
     return err;
   }
-  if (TERN_UNLIKELY(request == nullptr)) return raise(comm, MPI_ERR_REQUEST, function, "null request argument");
   if (dest == MPI_PROC_NULL) {
     *request = kRequestSendDone;
     return MPI_SUCCESS;
@@ -154,12 +152,11 @@ int receive_nonblocking_as(void* buf, int count, MPI_Datatype datatype, int sour
   Comm* comm = nullptr;
   std::size_t bytes = 0;
   std::shared_ptr<const DerivedType> derived;
-  if (int err = check_args(kFunction, handle, buf, count, datatype, source, tag, true, comm, bytes,
-                           kPredefined ? nullptr : &derived);
+  if (int err = check_request_args(kFunction, handle, buf, count, datatype, source, tag, true, request, comm, bytes,
+                                   kPredefined ? nullptr : &derived);
       TERN_UNLIKELY(err != MPI_SUCCESS)) {
     return err;
   }
-  if (TERN_UNLIKELY(request == nullptr)) return raise(comm, MPI_ERR_REQUEST, kFunction, "null request argument");
   if (source == MPI_PROC_NULL) {
     *request = kRequestProcNull;
     return MPI_SUCCESS;
@@ -178,31 +175,18 @@ int receive_nonblocking_as(void* buf, int count, MPI_Datatype datatype, int sour
   if (TERN_UNLIKELY(handle_out == MPI_REQUEST_NULL)) {
     return raise(comm, MPI_ERR_NO_MEM, kFunction, "no memory for another request");
   }
-  const Match m = match_of(*comm, source, tag);
-  engine::TagRecvInfo info;
-  engine::Request* engine_request = nullptr;
-  Status s = g_state->worker->tag_recv_nb(buf, bytes, m.tag, m.mask, engine_request, &info);
-  if (TERN_UNLIKELY(s != Status::InProgress && s != Status::Ok && s != Status::Truncated)) {
+  PackedTransfer packed;
+  if (TERN_UNLIKELY(derived != nullptr)) packed = PackedTransfer{temp.get(), std::move(derived), user_buffer,
+                                                                 static_cast<std::size_t>(count)};
+  slot->kind = RequestKind::Recv;
+  slot->comm = handle;
+  slot->capacity = bytes;
+  if (Status s = post_slot_receive(*comm, *slot, buf, bytes, source, tag, packed); TERN_UNLIKELY(s != Status::Ok)) {
     g_state->requests.put(handle_out);
     return raise(comm, error_class_of(s), kFunction, "posting a receive from rank %d failed: %s", source,
                  to_string(s));
   }
-  slot->engine = engine_request;
-  slot->kind = RequestKind::Recv;
-  slot->comm = handle;
-  slot->capacity = bytes;
-  if (TERN_UNLIKELY(derived != nullptr)) {
-    slot->packed.temp = temp.release();
-    slot->packed.type = std::move(derived);
-    slot->packed.user_buffer = user_buffer;
-    slot->packed.count = static_cast<std::size_t>(count);
-  }
-  if (s != Status::InProgress) {
-    slot->error = fill_recv_status(&slot->status, info, bytes, s);
-    if (TERN_UNLIKELY(slot->packed.temp != nullptr)) {
-      complete_transfer(slot->packed, true, s == Status::Canceled ? 0 : std::min(info.length, bytes));
-    }
-  }
+  (void)temp.release();  // the slot owns it now
   *request = handle_out;
   return MPI_SUCCESS;
 }
@@ -275,118 +259,6 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
   return receive_nonblocking_as<false>(buf, count, datatype, source, tag, handle, request);
 }
 
-static int sendrecv(const char* kFunction, const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                    int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                    MPI_Comm handle, MPI_Status* status) {
-  Comm* comm = nullptr;
-  std::size_t send_bytes = 0, recv_bytes = 0;
-  std::shared_ptr<const DerivedType> send_derived, recv_derived;
-  if (int err = check_args(kFunction, handle, sendbuf, sendcount, sendtype, dest, sendtag, false, comm, send_bytes,
-                           &send_derived);
-      err != MPI_SUCCESS) {
-    return err;
-  }
-  if (int err = check_args(kFunction, handle, recvbuf, recvcount, recvtype, source, recvtag, true, comm, recv_bytes,
-                           &recv_derived);
-      err != MPI_SUCCESS) {
-    return err;
-  }
-  // Non-contiguous types: send a packed copy, receive packed and unpack.
-  TempBuffer send_temp, recv_temp;
-  void* const user_recvbuf = recvbuf;
-  if (send_derived != nullptr && dest != MPI_PROC_NULL) {
-    send_temp = pack_temp(*send_derived, sendbuf, sendcount);
-    if (send_temp == nullptr) return no_memory(comm, kFunction, send_bytes);
-    sendbuf = send_temp.get();
-  }
-  if (recv_derived != nullptr && source != MPI_PROC_NULL) {
-    recv_temp = temp_buffer(recv_bytes);
-    if (recv_temp == nullptr) return no_memory(comm, kFunction, recv_bytes);
-    recvbuf = recv_temp.get();
-  }
-  // Post the receive first so that two ranks exchanging large messages
-  // cannot both sit in a send waiting for the other's receive.
-  engine::Request* engine_request = nullptr;
-  engine::TagRecvInfo info;
-  Status recv_status = Status::Ok;
-  if (source != MPI_PROC_NULL) {
-    const Match m = match_of(*comm, source, recvtag);
-    recv_status = g_state->worker->tag_recv_nb(recvbuf, recv_bytes, m.tag, m.mask, engine_request, &info);
-    if (recv_status != Status::InProgress && recv_status != Status::Ok && recv_status != Status::Truncated) {
-      return raise_recv(comm, kFunction, recv_status, info, recv_bytes, source);
-    }
-  }
-  int send_error = MPI_SUCCESS;
-  if (dest != MPI_PROC_NULL) {
-    engine::Endpoint* endpoint = comm_endpoint(*comm, dest);
-    Status s = endpoint == nullptr ? Status::Unreachable
-                                   : g_state->worker->tag_send(endpoint, sendbuf, send_bytes,
-                                                               make_tag(comm->context,
-                                                                        static_cast<unsigned>(comm->rank), sendtag));
-    send_error = error_class_of(s);
-    if (send_error != MPI_SUCCESS) {
-      if (engine_request != nullptr) {
-        (void)g_state->worker->cancel(engine_request);
-        (void)g_state->worker->wait(engine_request);
-      }
-      return raise(comm, send_error, kFunction, "sending %zu bytes to rank %d failed: %s", send_bytes, dest,
-                   to_string(s));
-    }
-  }
-  if (source == MPI_PROC_NULL) {
-    empty_status(status, MPI_PROC_NULL);
-    return MPI_SUCCESS;
-  }
-  if (engine_request != nullptr) {
-    progress_until([engine_request] { return engine_done(engine_request); });
-    recv_status = engine_request->status();
-    info = engine_request->info();
-    g_state->worker->release(engine_request);
-  }
-  if (recv_temp != nullptr && (recv_status == Status::Ok || recv_status == Status::Truncated)) {
-    unpack_data(*recv_derived, recv_temp.get(), std::min(info.length, recv_bytes), user_recvbuf,
-                static_cast<std::size_t>(recvcount));
-  }
-  if (fill_recv_status(status, info, recv_bytes, recv_status) != MPI_SUCCESS) {
-    return raise_recv(comm, kFunction, recv_status, info, recv_bytes, source);
-  }
-  return MPI_SUCCESS;
-}
-
-int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm handle,
-                  MPI_Status* status) {
-  return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
-                  recvtag, handle, status);
-}
-
-// The message goes out from a copy, so the receive may land in the buffer.
-int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
-                          int recvtag, MPI_Comm handle, MPI_Status* status) {
-  constexpr const char* kFunction = "MPI_Sendrecv_replace";
-  Comm* comm = nullptr;
-  std::size_t bytes = 0;
-  std::shared_ptr<const DerivedType> derived;
-  if (int err = check_args(kFunction, handle, buf, count, datatype, dest, sendtag, false, comm, bytes, &derived);
-      err != MPI_SUCCESS) {
-    return err;
-  }
-  if (derived != nullptr) {
-    if (bytes > static_cast<std::size_t>(0x7FFFFFFF)) {
-      return raise(comm, MPI_ERR_COUNT, kFunction, "%zu bytes of derived data exceed an int count", bytes);
-    }
-    TempBuffer packed = pack_temp(*derived, buf, count);
-    if (packed == nullptr) return no_memory(comm, kFunction, bytes);
-    return sendrecv(kFunction, packed.get(), static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, count, datatype,
-                    source, recvtag, handle, status);
-  }
-  std::unique_ptr<unsigned char[]> copy(new (std::nothrow) unsigned char[bytes == 0 ? 1 : bytes]);
-  if (copy == nullptr) return raise(comm, MPI_ERR_NO_MEM, kFunction, "no memory to copy %zu bytes", bytes);
-  if (bytes != 0) std::memcpy(copy.get(), buf, bytes);
-  return sendrecv(kFunction, copy.get(), count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, handle,
-                  status);
-}
-
 // Ready sends are standard sends: a correct program's receive is already
 // posted, so they cannot tell the difference.
 int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
@@ -424,11 +296,11 @@ int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int
   Comm* comm = nullptr;
   std::size_t bytes = 0;
   std::shared_ptr<const DerivedType> derived;
-  if (int err = check_args(kFunction, handle, buf, count, datatype, dest, tag, false, comm, bytes, &derived);
+  if (int err = check_request_args(kFunction, handle, buf, count, datatype, dest, tag, false, request, comm, bytes,
+                                   &derived);
       TERN_UNLIKELY(err != MPI_SUCCESS)) {
     return err;
   }
-  if (TERN_UNLIKELY(request == nullptr)) return raise(comm, MPI_ERR_REQUEST, kFunction, "null request argument");
   TempBuffer packed;
   if (derived != nullptr && dest != MPI_PROC_NULL) {
     packed = pack_temp(*derived, buf, count);
@@ -493,8 +365,6 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm handle, int* flag, MPI_Status* sta
 #pragma weak MPI_Issend = PMPI_Issend
 #pragma weak MPI_Recv = PMPI_Recv
 #pragma weak MPI_Irecv = PMPI_Irecv
-#pragma weak MPI_Sendrecv = PMPI_Sendrecv
-#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
 #pragma weak MPI_Rsend = PMPI_Rsend
 #pragma weak MPI_Irsend = PMPI_Irsend
 #pragma weak MPI_Bsend = PMPI_Bsend

@@ -5,7 +5,7 @@
 #include <cwchar>
 #include <type_traits>
 
-#include "group.hpp"
+#include "op/op.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {
@@ -59,7 +59,7 @@ constexpr TypeInfo kTypes[] = {
     info<unsigned char>("MPI_PACKED", BaseKind::Opaque),
     info<FloatComplex>("MPI_C_FLOAT_COMPLEX", BaseKind::Opaque),
     info<DoubleComplex>("MPI_C_DOUBLE_COMPLEX", BaseKind::Opaque),
-    // Value-index pairs (ops.cpp: MAXLOC, MINLOC).
+    // Value-index pairs (op/ops.cpp: MAXLOC, MINLOC).
     info<PairFloatInt>("MPI_FLOAT_INT", BaseKind::Opaque),
     info<PairDoubleInt>("MPI_DOUBLE_INT", BaseKind::Opaque),
     info<PairLongInt>("MPI_LONG_INT", BaseKind::Opaque),

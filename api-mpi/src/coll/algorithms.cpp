@@ -10,12 +10,12 @@
 // halving-doubling for large vectors). Operations that do not commute (user
 // ops created so) reduce in rank order at the root. Where a communicator
 // spans several hosts with several ranks on some, barrier, broadcast and
-// allreduce go node-aware instead (coll_node.cpp).
+// allreduce go node-aware instead (coll/node.cpp).
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
-#include "group.hpp"
+#include "op/op.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {

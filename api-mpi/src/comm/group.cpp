@@ -6,7 +6,7 @@
 #include <mutex>
 #include <vector>
 
-#include "group.hpp"
+#include "comm/group.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {

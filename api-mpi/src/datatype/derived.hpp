@@ -64,7 +64,7 @@ void unpack_data(const DerivedType& type, const void* in, std::size_t bytes, voi
 [[nodiscard]] long long elements_in(const DerivedType& type, std::size_t bytes) noexcept;
 
 // A non-contiguous send/receive's temporary buffer and what to unpack into
-// at completion (held by the request slot, request.cpp).
+// at completion (held by the request slot, request/request.cpp).
 struct PackedTransfer {
   void* temp = nullptr;
   std::shared_ptr<const DerivedType> type;  // receives: unpack with it
@@ -76,7 +76,7 @@ void complete_transfer(PackedTransfer& transfer, bool receive, std::size_t recei
 // MPI_Finalize: completes the packed transfers of freed requests.
 void finalize_packed_requests();
 
-// Collectives with derived types, through pack/unpack (coll.cpp calls them).
+// Collectives with derived types, through pack/unpack (coll/derived.cpp; the calls in coll/ route them there).
 int derived_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
 int derived_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, int root, MPI_Comm comm);

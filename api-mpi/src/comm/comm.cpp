@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "group.hpp"
+#include "comm/group.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {

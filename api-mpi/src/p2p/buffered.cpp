@@ -6,7 +6,7 @@
 #include <mutex>
 #include <vector>
 
-#include "p2p.hpp"
+#include "p2p/p2p.hpp"
 
 namespace tern::mpi {
 namespace {

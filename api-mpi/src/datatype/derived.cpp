@@ -1,7 +1,7 @@
 // Derived datatypes: the constructors, commit/free/dup, the queries, names,
 // MPI_Pack/Unpack/Pack_size, MPI_Get_address and the MPI_Aint helpers (the
-// collectives on derived types are in derived_coll.cpp).
-#include "derived.hpp"
+// collectives on derived types are in coll/derived.cpp).
+#include "datatype/derived.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,7 +10,7 @@
 #include <mutex>
 #include <new>
 
-#include "group.hpp"
+#include "op/op.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {

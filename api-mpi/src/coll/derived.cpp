@@ -8,8 +8,8 @@
 #include <limits>
 #include <new>
 
-#include "derived.hpp"
-#include "group.hpp"
+#include "datatype/derived.hpp"
+#include "op/op.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {

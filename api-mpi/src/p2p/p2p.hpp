@@ -1,6 +1,10 @@
-// Point-to-point helpers shared by p2p.cpp and the files beside it
-// (probes, persistent and buffered sends).
+// Point-to-point helpers shared by the files of p2p/ (sends and receives,
+// sendrecv, probes, persistent and buffered sends): one argument check for
+// every call, matching, temporaries for packed data.
 #pragma once
+
+#include <cstdlib>
+#include <memory>
 
 #include "state.hpp"
 
@@ -47,6 +51,41 @@ int check_derived(const char* function, Comm* comm, const void* buffer, int coun
   return MPI_SUCCESS;
 }
 
+// check_args, then the request argument of the non-blocking and persistent
+// calls.
+[[gnu::always_inline]] inline int check_request_args(const char* function, MPI_Comm handle, const void* buffer,
+                                                     int count, MPI_Datatype datatype, int peer, int tag,
+                                                     bool receive, MPI_Request* request, Comm*& comm,
+                                                     std::size_t& bytes,
+                                                     std::shared_ptr<const DerivedType>* derived = nullptr) {
+  if (int err = check_args(function, handle, buffer, count, datatype, peer, tag, receive, comm, bytes, derived);
+      TERN_UNLIKELY(err != MPI_SUCCESS)) {
+    return err;
+  }
+  if (TERN_UNLIKELY(request == nullptr)) return raise(comm, MPI_ERR_REQUEST, function, "null request argument");
+  return MPI_SUCCESS;
+}
+
+// Temporary buffers of packed data (non-contiguous derived types).
+struct FreeDeleter {
+  void operator()(void* p) const noexcept { std::free(p); }
+};
+using TempBuffer = std::unique_ptr<char, FreeDeleter>;
+
+inline TempBuffer temp_buffer(std::size_t bytes) { return TempBuffer(static_cast<char*>(std::malloc(bytes == 0 ? 1 : bytes))); }
+
+// `count` elements of a non-contiguous type packed into a fresh buffer; null
+// when out of memory.
+inline TempBuffer pack_temp(const DerivedType& type, const void* buffer, int count) {
+  TempBuffer temp = temp_buffer(static_cast<std::size_t>(count) * type.size);
+  if (temp != nullptr) pack_data(type, buffer, static_cast<std::size_t>(count), temp.get());
+  return temp;
+}
+
+inline int no_memory(const Comm* comm, const char* function, std::size_t bytes) {
+  return raise(comm, MPI_ERR_NO_MEM, function, "no memory for %zu bytes of packed data", bytes);
+}
+
 struct Match {
   uint64_t tag;
   uint64_t mask;
@@ -81,6 +120,14 @@ inline Status start_send(Comm& comm, const void* buffer, std::size_t bytes, int 
   return g_state->worker->tag_send_nb(endpoint, buffer, bytes,
                                       make_tag(comm.context, static_cast<unsigned>(comm.rank), tag), request, flags);
 }
+
+// Posts the receive of request `slot` (kind, comm and capacity set): `bytes`
+// into `data` from `source` with `tag`. When `packed.temp` is set, `data` is
+// that temporary, which the slot then owns and unpacks at completion. A
+// receive that ends at once leaves its status in the slot. Ok, or the
+// engine's failure to post (the slot and `packed` untouched).
+[[nodiscard]] Status post_slot_receive(const Comm& comm, RequestSlot& slot, void* data, std::size_t bytes, int source,
+                                       int tag, PackedTransfer& packed);
 
 // MPI_Bsend's copy (buffered.cpp): copies `bytes` into the attached buffer
 // and starts the send from there. MPI_ERR_BUFFER (raised) when it does not fit.

@@ -1,11 +1,11 @@
 // Persistent requests: *_init records the arguments in a request slot
 // (inactive); MPI_Start replays them as a non-blocking operation; Wait/Test
-// complete it and leave it inactive with its handle (request.cpp), and
+// complete it and leave it inactive with its handle (request/request.cpp), and
 // MPI_Request_free ends it.
 #include <algorithm>
 #include <cstdlib>
 
-#include "p2p.hpp"
+#include "p2p/p2p.hpp"
 
 namespace tern::mpi {
 namespace {
@@ -15,11 +15,11 @@ int init_request(const char* function, const void* buf, int count, MPI_Datatype 
   Comm* comm = nullptr;
   std::size_t bytes = 0;
   std::shared_ptr<const DerivedType> derived;
-  if (int err = check_args(function, handle, buf, count, datatype, peer, tag, receive, comm, bytes, &derived);
+  if (int err = check_request_args(function, handle, buf, count, datatype, peer, tag, receive, request, comm, bytes,
+                                   &derived);
       TERN_UNLIKELY(err != MPI_SUCCESS)) {
     return err;
   }
-  if (TERN_UNLIKELY(request == nullptr)) return raise(comm, MPI_ERR_REQUEST, function, "null request argument");
   RequestSlot* slot = nullptr;
   const MPI_Request handle_out = g_state->requests.get(slot);
   if (TERN_UNLIKELY(handle_out == MPI_REQUEST_NULL)) {
@@ -101,27 +101,13 @@ int start(const char* function, MPI_Request handle) {
     slot->active = true;
     return MPI_SUCCESS;
   }
-  const Match m = match_of(*comm, slot->peer, slot->tag);
-  engine::TagRecvInfo info;
-  engine::Request* request = nullptr;
-  const Status s = g_state->worker->tag_recv_nb(data, slot->bytes, m.tag, m.mask, request, &info);
-  if (TERN_UNLIKELY(s != Status::InProgress && s != Status::Ok && s != Status::Truncated)) {
+  PackedTransfer packed;
+  if (TERN_UNLIKELY(temp != nullptr)) packed = PackedTransfer{temp, slot->derived, slot->buffer, slot->derived_count};
+  if (Status s = post_slot_receive(*comm, *slot, data, slot->bytes, slot->peer, slot->tag, packed);
+      TERN_UNLIKELY(s != Status::Ok)) {
     std::free(temp);
     return raise(comm, error_class_of(s), function, "posting a receive from rank %d failed: %s", slot->peer,
                  to_string(s));
-  }
-  slot->engine = request;
-  if (TERN_UNLIKELY(temp != nullptr)) {
-    slot->packed.temp = temp;
-    slot->packed.type = slot->derived;
-    slot->packed.user_buffer = slot->buffer;
-    slot->packed.count = slot->derived_count;
-  }
-  if (s != Status::InProgress) {
-    slot->error = fill_recv_status(&slot->status, info, slot->bytes, s);
-    if (TERN_UNLIKELY(slot->packed.temp != nullptr)) {
-      complete_transfer(slot->packed, true, s == Status::Canceled ? 0 : std::min(info.length, slot->bytes));
-    }
   }
   slot->active = true;
   return MPI_SUCCESS;

@@ -1,9 +1,9 @@
-// Reduction operations beyond the arithmetic ones of datatype.cpp:
+// Reduction operations beyond the arithmetic ones of datatype/datatype.cpp:
 // MPI_MAXLOC/MPI_MINLOC on the value-index pairs, and user functions
 // registered with MPI_Op_create (handles from kFirstUserOp on).
 #include <mutex>
 
-#include "group.hpp"
+#include "op/op.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {

@@ -1,0 +1,272 @@
+// Gathers and scatters: linear gather(v) and scatter(v), gather + broadcast
+// allgather, ring allgatherv.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "coll/coll.hpp"
+
+using namespace tern;
+using namespace tern::mpi;
+
+extern "C" {
+
+int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm handle) {
+  if (TERN_UNLIKELY(is_derived_handle(sendtype) || is_derived_handle(recvtype)) && g_state != nullptr &&
+      find_comm(handle) != nullptr) {
+    Comm* c = find_comm(handle);
+    if (root < 0 || root >= c->size) return check_root("MPI_Gather", *c, root);
+    const bool recv_matters = c->rank == root;
+    if ((is_derived_handle(sendtype) && !(recv_matters && sendbuf == MPI_IN_PLACE)) ||
+        (recv_matters && is_derived_handle(recvtype))) {
+      return derived_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, handle);
+    }
+  }
+  constexpr const char* kFunction = "MPI_Gather";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  const TypeInfo* stype = nullptr;
+  if (int err = check_coll(kFunction, handle, sendcount, sendtype, comm, stype); err != MPI_SUCCESS) return err;
+  if (int err = check_root(kFunction, *comm, root); err != MPI_SUCCESS) return err;
+  const bool is_root = comm->rank == root;
+  const std::size_t send_bytes = static_cast<std::size_t>(sendcount) * stype->size;
+  const unsigned tag = next_tag_base(*comm);
+  if (!is_root) {
+    if (Status s = coll_send(*comm, sendbuf, send_bytes, root, tag); s != Status::Ok) {
+      return coll_failed(*comm, kFunction, s);
+    }
+    return MPI_SUCCESS;
+  }
+  const TypeInfo* rtype = nullptr;
+  if (int err = check_coll(kFunction, handle, recvcount, recvtype, comm, rtype); err != MPI_SUCCESS) return err;
+  const std::size_t block = static_cast<std::size_t>(recvcount) * rtype->size;
+  std::byte* out = static_cast<std::byte*>(recvbuf);
+  if (sendbuf != MPI_IN_PLACE && block != 0) {
+    std::memcpy(out + static_cast<std::size_t>(root) * block, sendbuf, std::min(block, send_bytes));
+  }
+  std::vector<engine::Request*> pending;
+  Status result = Status::Ok;
+  for (int source = 0; source < comm->size; ++source) {
+    if (source == root) continue;
+    engine::Request* request = nullptr;
+    Status s = g_state->worker->tag_recv_nb(out + static_cast<std::size_t>(source) * block, block,
+                                            make_tag(collective_context(*comm), static_cast<unsigned>(source), tag),
+                                            engine::kTagMaskAll, request);
+    if (s == Status::InProgress) {
+      pending.push_back(request);
+    } else if (s != Status::Ok && result == Status::Ok) {
+      result = s;
+    }
+  }
+  for (engine::Request* request : pending) {
+    Status s = g_state->worker->wait(request);
+    if (s != Status::Ok && result == Status::Ok) result = s;
+  }
+  if (result != Status::Ok) return coll_failed(*comm, kFunction, result);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm handle) {
+  if (TERN_UNLIKELY((is_derived_handle(sendtype) && sendbuf != MPI_IN_PLACE) || is_derived_handle(recvtype)) &&
+      g_state != nullptr && find_comm(handle) != nullptr) {
+    const auto n = static_cast<std::size_t>(find_comm(handle)->size);
+    std::vector<int> counts(n, recvcount), displs(n);
+    for (std::size_t r = 0; r < n; ++r) displs[r] = static_cast<int>(r) * recvcount;
+    return derived_allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype, handle,
+                              true);
+  }
+  constexpr const char* kFunction = "MPI_Allgather";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  const TypeInfo* rtype = nullptr;
+  if (int err = check_coll(kFunction, handle, recvcount, recvtype, comm, rtype); err != MPI_SUCCESS) return err;
+  const std::size_t block = static_cast<std::size_t>(recvcount) * rtype->size;
+  const void* mine = sendbuf;
+  if (sendbuf == MPI_IN_PLACE) {
+    // Our block is already in place; gather it from there.
+    mine = static_cast<const std::byte*>(recvbuf) + static_cast<std::size_t>(comm->rank) * block;
+    sendcount = recvcount;
+    sendtype = recvtype;
+    if (comm->rank == 0) mine = MPI_IN_PLACE;
+  }
+  if (int err = PMPI_Gather(mine, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, handle); err != MPI_SUCCESS) {
+    return err;
+  }
+  if (Status s = coll_bcast(*comm, recvbuf, block * static_cast<std::size_t>(comm->size), 0); s != Status::Ok) {
+    return coll_failed(*comm, kFunction, s);
+  }
+  return MPI_SUCCESS;
+}
+
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle) {
+  if (TERN_UNLIKELY(is_derived_handle(sendtype) || is_derived_handle(recvtype)) && g_state != nullptr &&
+      find_comm(handle) != nullptr) {
+    Comm* c = find_comm(handle);
+    if (root < 0 || root >= c->size) return check_root("MPI_Scatterv", *c, root);
+    const bool is_root = c->rank == root;
+    if ((is_root && is_derived_handle(sendtype)) ||
+        (is_derived_handle(recvtype) && !(is_root && recvbuf == MPI_IN_PLACE))) {
+      return derived_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, handle);
+    }
+  }
+  constexpr const char* kFunction = "MPI_Scatterv";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  if (int err = check_comm_root(kFunction, handle, root, comm); err != MPI_SUCCESS) return err;
+  const bool is_root = comm->rank == root;
+  const bool in_place = is_root && recvbuf == MPI_IN_PLACE;
+  std::size_t recv_bytes = 0;
+  if (!in_place) {
+    const TypeInfo* rtype = nullptr;
+    if (int err = check_coll(kFunction, handle, recvcount, recvtype, comm, rtype); err != MPI_SUCCESS) return err;
+    recv_bytes = static_cast<std::size_t>(recvcount) * rtype->size;
+    if (recv_bytes != 0 && recvbuf == nullptr) return raise(comm, MPI_ERR_BUFFER, kFunction, "null receive buffer");
+  }
+  if (!is_root) {
+    const unsigned tag = next_tag_base(*comm);
+    if (Status s = coll_recv(*comm, recvbuf, recv_bytes, root, tag); s != Status::Ok) {
+      return coll_failed(*comm, kFunction, s);
+    }
+    return MPI_SUCCESS;
+  }
+  const TypeInfo* stype = find_type(sendtype);
+  if (stype == nullptr) return type_error(comm, kFunction, sendtype);
+  if (int err = check_counts(kFunction, *comm, "send", sendcounts, displs); err != MPI_SUCCESS) return err;
+  const unsigned tag = next_tag_base(*comm);
+  Batch batch(*comm, tag);
+  for (int i = 1; i < comm->size; ++i) {
+    const int r = (root + i) % comm->size;
+    batch.send(at(sendbuf, displs[r], stype->size), static_cast<std::size_t>(sendcounts[r]) * stype->size, r);
+  }
+  if (!in_place) {
+    const std::size_t bytes = std::min(recv_bytes, static_cast<std::size_t>(sendcounts[root]) * stype->size);
+    if (bytes != 0) std::memmove(recvbuf, at(sendbuf, displs[root], stype->size), bytes);
+  }
+  if (Status s = batch.wait(); s != Status::Ok) return coll_failed(*comm, kFunction, s);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm handle) {
+  if (TERN_UNLIKELY(is_derived_handle(sendtype) || is_derived_handle(recvtype)) && g_state != nullptr &&
+      find_comm(handle) != nullptr) {
+    Comm* c = find_comm(handle);
+    if (root < 0 || root >= c->size) return check_root("MPI_Scatter", *c, root);
+    const bool is_root = c->rank == root;
+    if ((is_root && is_derived_handle(sendtype)) || (is_derived_handle(recvtype) && !(is_root && recvbuf == MPI_IN_PLACE))) {
+      return derived_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, handle);
+    }
+  }
+  constexpr const char* kFunction = "MPI_Scatter";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  if (int err = check_comm_root(kFunction, handle, root, comm); err != MPI_SUCCESS) return err;
+  std::vector<int> counts, displs;
+  if (comm->rank == root) {
+    if (sendcount < 0) return raise(comm, MPI_ERR_COUNT, kFunction, "invalid count %d", sendcount);
+    counts.assign(static_cast<std::size_t>(comm->size), sendcount);
+    displs.resize(static_cast<std::size_t>(comm->size));
+    for (int r = 0; r < comm->size; ++r) displs[static_cast<std::size_t>(r)] = r * sendcount;
+  }
+  return PMPI_Scatterv(sendbuf, counts.data(), displs.data(), sendtype, recvbuf, recvcount, recvtype, root, handle);
+}
+
+int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm handle) {
+  if (TERN_UNLIKELY(is_derived_handle(sendtype) || is_derived_handle(recvtype)) && g_state != nullptr &&
+      find_comm(handle) != nullptr) {
+    Comm* c = find_comm(handle);
+    if (root < 0 || root >= c->size) return check_root("MPI_Gatherv", *c, root);
+    const bool is_root = c->rank == root;
+    if ((is_derived_handle(sendtype) && !(is_root && sendbuf == MPI_IN_PLACE)) ||
+        (is_root && is_derived_handle(recvtype))) {
+      return derived_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, handle);
+    }
+  }
+  constexpr const char* kFunction = "MPI_Gatherv";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  if (int err = check_comm_root(kFunction, handle, root, comm); err != MPI_SUCCESS) return err;
+  const bool is_root = comm->rank == root;
+  const bool in_place = is_root && sendbuf == MPI_IN_PLACE;
+  std::size_t send_bytes = 0;
+  if (!in_place) {
+    const TypeInfo* stype = nullptr;
+    if (int err = check_coll(kFunction, handle, sendcount, sendtype, comm, stype); err != MPI_SUCCESS) return err;
+    send_bytes = static_cast<std::size_t>(sendcount) * stype->size;
+    if (send_bytes != 0 && sendbuf == nullptr) return raise(comm, MPI_ERR_BUFFER, kFunction, "null send buffer");
+  }
+  if (!is_root) {
+    const unsigned tag = next_tag_base(*comm);
+    if (Status s = coll_send(*comm, sendbuf, send_bytes, root, tag); s != Status::Ok) {
+      return coll_failed(*comm, kFunction, s);
+    }
+    return MPI_SUCCESS;
+  }
+  const TypeInfo* rtype = find_type(recvtype);
+  if (rtype == nullptr) return type_error(comm, kFunction, recvtype);
+  if (int err = check_counts(kFunction, *comm, "receive", recvcounts, displs); err != MPI_SUCCESS) return err;
+  const unsigned tag = next_tag_base(*comm);
+  Batch batch(*comm, tag);
+  for (int r = 0; r < comm->size; ++r) {
+    if (r == root) continue;
+    batch.recv(at(recvbuf, displs[r], rtype->size), static_cast<std::size_t>(recvcounts[r]) * rtype->size, r);
+  }
+  if (!in_place) {
+    const std::size_t bytes = std::min(send_bytes, static_cast<std::size_t>(recvcounts[root]) * rtype->size);
+    if (bytes != 0) std::memmove(at(recvbuf, displs[root], rtype->size), sendbuf, bytes);
+  }
+  if (Status s = batch.wait(); s != Status::Ok) return coll_failed(*comm, kFunction, s);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm handle) {
+  if (TERN_UNLIKELY((is_derived_handle(sendtype) && sendbuf != MPI_IN_PLACE) || is_derived_handle(recvtype)) &&
+      g_state != nullptr && find_comm(handle) != nullptr) {
+    return derived_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, handle, false);
+  }
+  constexpr const char* kFunction = "MPI_Allgatherv";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = find_comm(handle);
+  if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, kFunction, "invalid communicator %d", handle);
+  const TypeInfo* rtype = find_type(recvtype);
+  if (rtype == nullptr) return type_error(comm, kFunction, recvtype);
+  if (int err = check_counts(kFunction, *comm, "receive", recvcounts, displs); err != MPI_SUCCESS) return err;
+  const int rank = comm->rank;
+  const int size = comm->size;
+  auto block = [&](int r) { return at(recvbuf, displs[r], rtype->size); };
+  auto block_bytes = [&](int r) { return static_cast<std::size_t>(recvcounts[r]) * rtype->size; };
+  if (sendbuf != MPI_IN_PLACE) {
+    const TypeInfo* stype = nullptr;
+    if (int err = check_coll(kFunction, handle, sendcount, sendtype, comm, stype); err != MPI_SUCCESS) return err;
+    const std::size_t bytes = std::min(block_bytes(rank), static_cast<std::size_t>(sendcount) * stype->size);
+    if (bytes != 0) std::memmove(block(rank), sendbuf, bytes);
+  }
+  // Ring: in step k pass on the block that came in at step k - 1. One tag
+  // for every step; messages from the same neighbour arrive in order.
+  const unsigned tag = next_tag_base(*comm);
+  const int right = (rank + 1) % size;
+  const int left = (rank - 1 + size) % size;
+  for (int step = 0; step < size - 1; ++step) {
+    const int out = (rank - step + size) % size;
+    const int in = (rank - step - 1 + size) % size;
+    if (Status s = coll_sendrecv(*comm, block(out), block_bytes(out), right, block(in), block_bytes(in), left, tag);
+        s != Status::Ok) {
+      return coll_failed(*comm, kFunction, s);
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Gather = PMPI_Gather
+#pragma weak MPI_Allgather = PMPI_Allgather
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+#pragma weak MPI_Scatter = PMPI_Scatter
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+
+}  // extern "C"

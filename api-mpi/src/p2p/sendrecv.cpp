@@ -1,0 +1,136 @@
+// MPI_Sendrecv and MPI_Sendrecv_replace: the receive posted first, then the
+// send, so that two ranks exchanging large messages cannot both sit in a send.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <new>
+
+#include "p2p/p2p.hpp"
+
+namespace tern::mpi {
+namespace {
+
+int sendrecv(const char* kFunction, const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                    MPI_Comm handle, MPI_Status* status) {
+  Comm* comm = nullptr;
+  std::size_t send_bytes = 0, recv_bytes = 0;
+  std::shared_ptr<const DerivedType> send_derived, recv_derived;
+  if (int err = check_args(kFunction, handle, sendbuf, sendcount, sendtype, dest, sendtag, false, comm, send_bytes,
+                           &send_derived);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  if (int err = check_args(kFunction, handle, recvbuf, recvcount, recvtype, source, recvtag, true, comm, recv_bytes,
+                           &recv_derived);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  // Non-contiguous types: send a packed copy, receive packed and unpack.
+  TempBuffer send_temp, recv_temp;
+  void* const user_recvbuf = recvbuf;
+  if (send_derived != nullptr && dest != MPI_PROC_NULL) {
+    send_temp = pack_temp(*send_derived, sendbuf, sendcount);
+    if (send_temp == nullptr) return no_memory(comm, kFunction, send_bytes);
+    sendbuf = send_temp.get();
+  }
+  if (recv_derived != nullptr && source != MPI_PROC_NULL) {
+    recv_temp = temp_buffer(recv_bytes);
+    if (recv_temp == nullptr) return no_memory(comm, kFunction, recv_bytes);
+    recvbuf = recv_temp.get();
+  }
+  // Post the receive first so that two ranks exchanging large messages
+  // cannot both sit in a send waiting for the other's receive.
+  engine::Request* engine_request = nullptr;
+  engine::TagRecvInfo info;
+  Status recv_status = Status::Ok;
+  if (source != MPI_PROC_NULL) {
+    const Match m = match_of(*comm, source, recvtag);
+    recv_status = g_state->worker->tag_recv_nb(recvbuf, recv_bytes, m.tag, m.mask, engine_request, &info);
+    if (recv_status != Status::InProgress && recv_status != Status::Ok && recv_status != Status::Truncated) {
+      return raise_recv(comm, kFunction, recv_status, info, recv_bytes, source);
+    }
+  }
+  int send_error = MPI_SUCCESS;
+  if (dest != MPI_PROC_NULL) {
+    engine::Endpoint* endpoint = comm_endpoint(*comm, dest);
+    Status s = endpoint == nullptr ? Status::Unreachable
+                                   : g_state->worker->tag_send(endpoint, sendbuf, send_bytes,
+                                                               make_tag(comm->context,
+                                                                        static_cast<unsigned>(comm->rank), sendtag));
+    send_error = error_class_of(s);
+    if (send_error != MPI_SUCCESS) {
+      if (engine_request != nullptr) {
+        (void)g_state->worker->cancel(engine_request);
+        (void)g_state->worker->wait(engine_request);
+      }
+      return raise(comm, send_error, kFunction, "sending %zu bytes to rank %d failed: %s", send_bytes, dest,
+                   to_string(s));
+    }
+  }
+  if (source == MPI_PROC_NULL) {
+    empty_status(status, MPI_PROC_NULL);
+    return MPI_SUCCESS;
+  }
+  if (engine_request != nullptr) {
+    progress_until([engine_request] { return engine_done(engine_request); });
+    recv_status = engine_request->status();
+    info = engine_request->info();
+    g_state->worker->release(engine_request);
+  }
+  if (recv_temp != nullptr && (recv_status == Status::Ok || recv_status == Status::Truncated)) {
+    unpack_data(*recv_derived, recv_temp.get(), std::min(info.length, recv_bytes), user_recvbuf,
+                static_cast<std::size_t>(recvcount));
+  }
+  if (fill_recv_status(status, info, recv_bytes, recv_status) != MPI_SUCCESS) {
+    return raise_recv(comm, kFunction, recv_status, info, recv_bytes, source);
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace tern::mpi
+
+using namespace tern;
+using namespace tern::mpi;
+
+extern "C" {
+
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm handle,
+                  MPI_Status* status) {
+  return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                  recvtag, handle, status);
+}
+
+// The message goes out from a copy, so the receive may land in the buffer.
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                          int recvtag, MPI_Comm handle, MPI_Status* status) {
+  constexpr const char* kFunction = "MPI_Sendrecv_replace";
+  Comm* comm = nullptr;
+  std::size_t bytes = 0;
+  std::shared_ptr<const DerivedType> derived;
+  if (int err = check_args(kFunction, handle, buf, count, datatype, dest, sendtag, false, comm, bytes, &derived);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  if (derived != nullptr) {
+    if (bytes > static_cast<std::size_t>(0x7FFFFFFF)) {
+      return raise(comm, MPI_ERR_COUNT, kFunction, "%zu bytes of derived data exceed an int count", bytes);
+    }
+    TempBuffer packed = pack_temp(*derived, buf, count);
+    if (packed == nullptr) return no_memory(comm, kFunction, bytes);
+    return sendrecv(kFunction, packed.get(), static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, count, datatype,
+                    source, recvtag, handle, status);
+  }
+  std::unique_ptr<unsigned char[]> copy(new (std::nothrow) unsigned char[bytes == 0 ? 1 : bytes]);
+  if (copy == nullptr) return raise(comm, MPI_ERR_NO_MEM, kFunction, "no memory to copy %zu bytes", bytes);
+  if (bytes != 0) std::memcpy(copy.get(), buf, bytes);
+  return sendrecv(kFunction, copy.get(), count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, handle,
+                  status);
+}
+
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+
+}  // extern "C"

@@ -50,7 +50,7 @@ void heap_setup(State& s) {
 void* heap_allocate(State& s, std::size_t alignment, std::size_t size) noexcept {
   if (size == 0) return nullptr;
   if (alignment < kMinAlignment) alignment = kMinAlignment;
-  if (size > s.heap_size || alignment > kHeapAlignment) return nullptr;
+  if (size > s.heap_size || alignment > s.heap_alignment) return nullptr;
   size = (size + kMinAlignment - 1) & ~(kMinAlignment - 1);
   std::lock_guard lock(s.heap_mutex);
   Allocator& a = *g_allocator;
@@ -174,8 +174,8 @@ void* shmem_align(size_t alignment, size_t size) {
   void* pointer = nullptr;
   if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
     explain_null(kFunction, s, size, "the alignment is not a power of two");
-  } else if (alignment > kHeapAlignment) {
-    explain_null(kFunction, s, size, "the alignment is larger than the heap base's (2 MiB)");
+  } else if (alignment >= s.heap_size) {
+    explain_null(kFunction, s, size, "the alignment is not smaller than the symmetric heap (SHMEM_SYMMETRIC_SIZE)");
   } else {
     pointer = heap_allocate(s, alignment, size);
     if (pointer == nullptr && size != 0) explain_null(kFunction, s, size, nullptr);

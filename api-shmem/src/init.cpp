@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -94,11 +95,12 @@ void map_regions(State& s) {
   heap.flags = engine::kMemAllocate;
   // Offsets are the same on every PE; aligned bases make an aligned offset
   // an aligned address everywhere (shmem_align).
-  heap.alignment = kHeapAlignment;
+  heap.alignment = std::clamp(std::bit_ceil(heap.length), kMinHeapAlignment, kMaxHeapAlignment);
   if (engine::MemRegion::map(heap, s.heap_region) != Status::Ok) {
     init_failed(&s, "cannot map the symmetric heap (see the log line above; SHMEM_SYMMETRIC_SIZE sets its size)");
   }
   s.heap_base = reinterpret_cast<uintptr_t>(s.heap_region->base());
+  s.heap_alignment = heap.alignment;
   s.heap_size = s.heap_region->length();
 
   DataRange data;

@@ -50,9 +50,12 @@ inline constexpr unsigned kSlotShared = 1;
 inline constexpr unsigned kSlotActiveSet = 2;
 inline constexpr unsigned kSlotFirstTeam = 3;
 inline constexpr unsigned kSlots = 64;
-// Every PE's heap starts at an address aligned this much: the largest
-// alignment shmem_align can give.
-inline constexpr std::size_t kHeapAlignment = std::size_t{2} << 20;
+// Every PE's heap starts at an address aligned to the power of two at or
+// above its length (State::heap_alignment), so that any alignment that fits
+// the heap is an aligned offset, the same on every PE (shmem_align). Address
+// space, not memory: the reservation's unused part is given back at once.
+inline constexpr std::size_t kMinHeapAlignment = std::size_t{2} << 20;
+inline constexpr std::size_t kMaxHeapAlignment = std::size_t{1} << 40;
 
 // Where one PE's symmetric regions are mapped in this process (null when it
 // cannot be reached from here).
@@ -85,6 +88,7 @@ struct State {
   engine::MemRegion* heap_region = nullptr;
   engine::MemRegion* data_region = nullptr;
   uintptr_t heap_base = 0;
+  std::size_t heap_alignment = 0;  // of heap_base: a power of two
   std::size_t heap_size = 0;
   uintptr_t data_base = 0;
   std::size_t data_size = 0;

@@ -139,7 +139,7 @@ Status MemRegion::map(const MemMapParams& params, MemRegion*& region) {
   Status status = Status::InvalidParam;
   if (params.flags == kMemAllocate) {
     const std::size_t alignment = params.alignment;
-    if ((alignment & (alignment - 1)) != 0 || alignment > (std::size_t{1} << 30)) return Status::InvalidParam;
+    if ((alignment & (alignment - 1)) != 0 || alignment > (std::size_t{1} << 40)) return Status::InvalidParam;
     length = align_up(length, page);
     status = allocate(length, alignment, base, fd);
   } else if (params.flags == kMemShareExisting) {

@@ -77,9 +77,11 @@ void Supervisor::take_aborts() {
     std::string message = "ternrun: rank " + std::to_string(abort.rank) + " called abort";
     std::string text = one_line(std::move(abort.message));
     message += text.empty() ? " (status " + std::to_string(abort.status) + ")" : ": " + text;
-    // An abort with status 0 still failed the job; a status a process could
-    // not exit with is cut to one it can.
-    int code = abort.status > 0 && abort.status < 256 ? abort.status : 1;
+    // The status the program gave (MPI_Abort, shmem_global_exit) is the
+    // job's exit code, 0 included, as other launchers report it; one no
+    // process could exit with is a failure rather than a truncated value
+    // that might read as success.
+    int code = abort.status >= 0 && abort.status < 256 ? abort.status : 1;
     fail(code, std::move(message));
   }
 }

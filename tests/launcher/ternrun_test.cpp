@@ -173,6 +173,19 @@ class launcher_run : public ::testing::Test {
     return done;
   }
 
+  // A rank calling abort with `status` ends the job at once, the others
+  // included, with `exit_code`.
+  void expect_abort_ends_job(const std::string& rank, int status, int exit_code) {
+    double seconds = 0;
+    Finished done = ternrun_ending({"-n", "2", kProbe, "abort", rank, std::to_string(status), "boom"}, 2, seconds);
+    EXPECT_EQ(done.exit_code, exit_code) << done.err;
+    EXPECT_LT(seconds, 2.0);
+    EXPECT_TRUE(contains(done.err, "ternrun: rank " + rank + " called abort: boom\n")) << done.err;
+    std::vector<Ready> ready = ready_lines(done.out);
+    ASSERT_EQ(ready.size(), 2u) << done.out;
+    for (const Ready& one : ready) EXPECT_TRUE(process_gone(one.pid)) << "rank " << one.rank;
+  }
+
   void expect_ring(unsigned ranks, const std::vector<std::string>& options) {
     std::vector<std::string> args = {"-n", std::to_string(ranks)};
     args.insert(args.end(), options.begin(), options.end());
@@ -246,16 +259,12 @@ TEST_F(launcher_run, RankKilledBySignalLeavesNothing) {
   EXPECT_NE(stat(segment.c_str(), &info), 0) << segment << " was left behind";
 }
 
-TEST_F(launcher_run, RankCallingAbortEndsTheJob) {
-  double seconds = 0;
-  Finished done = ternrun_ending({"-n", "2", kProbe, "abort", "1", "7", "boom"}, 2, seconds);
-  EXPECT_EQ(done.exit_code, 7) << done.err;
-  EXPECT_LT(seconds, 2.0);
-  EXPECT_TRUE(contains(done.err, "ternrun: rank 1 called abort: boom\n")) << done.err;
-  std::vector<Ready> ready = ready_lines(done.out);
-  ASSERT_EQ(ready.size(), 2u) << done.out;
-  for (const Ready& rank : ready) EXPECT_TRUE(process_gone(rank.pid)) << "rank " << rank.rank;
-}
+TEST_F(launcher_run, RankCallingAbortEndsTheJob) { expect_abort_ends_job("1", 7, 7); }
+// shmem_global_exit(0) and MPI_Abort(comm, 0) end a job on purpose: at once,
+// with the status the program gave.
+TEST_F(launcher_run, AbortWithStatusZeroEndsTheJobWithZero) { expect_abort_ends_job("0", 0, 0); }
+// A status no process can exit with is a failure, not a truncated success.
+TEST_F(launcher_run, AbortWithStatusNoProcessCanExitWithFails) { expect_abort_ends_job("1", 256, 1); }
 
 void expect_signal_cleans_up(const std::vector<std::string>& env, int signal_number) {
   Launch launch({kTernrun, "-n", "2", kProbe, "sleep"}, env);

@@ -4,7 +4,10 @@
 # Runs PROGRAM as a job of NPES under LAUNCHER (ternrun, or anything taking
 # "--oversubscribe --timeout T -n N") and checks that it fails cleanly:
 #   - the launcher exits non-zero, and not through its own timeout (124);
-#   - with EXIT_CODE itself unless EXIT_CODE is "any";
+#   - with EXIT_CODE itself unless EXIT_CODE is "any"; EXIT_CODE 0 is for a
+#     program that ends the job on purpose with status 0
+#     (shmem_global_exit(0)): the job must then end, other PEs included, with
+#     exit code 0;
 #   - the output (stdout and stderr together) matches the extended regular
 #     expression REGEX (the name of the call that was given bad input);
 #   - the program never says BAD_INPUT_NOT_REJECTED (the bad call returned);
@@ -31,7 +34,7 @@ printf '%s\n' "$out"
 echo "launcher exit code: $rc"
 
 problems=0
-if [ "$rc" -eq 0 ]; then
+if [ "$rc" -eq 0 ] && [ "$expected_rc" != 0 ]; then
   echo "expect_failure: the job succeeded; it should have failed" >&2
   problems=1
 fi

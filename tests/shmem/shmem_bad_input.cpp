@@ -10,6 +10,7 @@
 //   team         shmem_team_sync on SHMEM_TEAM_INVALID (1.5): the library may
 //                abort, or return nonzero; then this program ends the job
 //   global_exit  shmem_global_exit(7) on PE 0 while the others wait
+//   global_exit_zero  shmem_global_exit(0): the job ends with exit code 0
 //
 // PE 0 does the bad call; the other PEs wait in a barrier that never
 // completes, so the job only ends if the error ends it. If the bad call
@@ -87,6 +88,11 @@ int main(int argc, char** argv) {
       std::printf("shmem_bad_input: calling shmem_global_exit(7)\n");
       std::fflush(stdout);
       shmem_global_exit(7);
+      not_rejected("shmem_global_exit");
+    } else if (std::strcmp(which, "global_exit_zero") == 0) {
+      std::printf("shmem_bad_input: calling shmem_global_exit(0)\n");
+      std::fflush(stdout);
+      shmem_global_exit(0);
       not_rejected("shmem_global_exit");
     } else {
       std::printf("shmem_bad_input: unknown case '%s'\n", which);

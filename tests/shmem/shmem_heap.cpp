@@ -197,6 +197,19 @@ void test_align() {
     shmem_free(p);
     shmem_free(odd);
   }
+  // Beyond the 2 MiB of a huge page, up to what the heap (256 MiB by
+  // default) can hold at such an offset.
+  for (size_t alignment : {size_t{2} << 20, size_t{16} << 20, size_t{64} << 20}) {
+    void* p = shmem_align(alignment, 4096);
+    if (!CHECK(p != nullptr)) continue;
+    CHECK(reinterpret_cast<uintptr_t>(p) % alignment == 0);
+    check_symmetric(p, 4096, static_cast<int>(alignment % 89));
+    shmem_free(p);
+  }
+  // An alignment the heap cannot hold: NULL on every PE, nothing leaked.
+  void* never = shmem_align(size_t{1} << 40, 64);
+  CHECK(never == nullptr);
+  CHECK(tern_sum_long(never == nullptr ? 1 : 0) == shmem_n_pes());
 }
 
 void test_hints() {
@@ -270,6 +283,12 @@ void test_limit() {
   CHECK(tern_sum_long(too_big == nullptr ? 1 : 0) == shmem_n_pes());  // on every PE
   void* too_big_aligned = shmem_align(4096, 2 * heap);
   CHECK(too_big_aligned == nullptr);
+  // Half the heap is an alignment the heap can still give.
+  void* half_aligned = shmem_align(heap / 2, 64);
+  if (CHECK(half_aligned != nullptr)) {
+    CHECK(reinterpret_cast<uintptr_t>(half_aligned) % (heap / 2) == 0);
+    shmem_free(half_aligned);
+  }
   void* too_big_zeroed = shmem_calloc(heap, 8);
   CHECK(too_big_zeroed == nullptr);
   if (fits != nullptr) {

@@ -31,8 +31,9 @@ struct MemMapParams {
   void* address = nullptr;
   std::size_t length = 0;
   unsigned flags = kMemAllocate;
-  // kMemAllocate: the base's alignment, a power of two up to 1 GiB (0 or
-  // anything up to the page size: page aligned).
+  // kMemAllocate: the base's alignment, a power of two up to 1 TiB (0 or
+  // anything up to the page size: page aligned). It costs address space
+  // only: as much again is reserved while mapping, then given back.
   std::size_t alignment = 0;
 };
 

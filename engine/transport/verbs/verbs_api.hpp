@@ -81,12 +81,22 @@ enum class WcStatus : uint8_t {
   RnrRetryExceeded,     // the peer had no receive posted, retries ran out
   RetryExceeded,        // the peer did not answer (no such QP, not ready)
   Flushed,              // the QP went to the error state before this ran
+  TagListError,         // a tag-list operation refused: its entry was consumed, or its count stale
   GeneralError,
 };
 
 [[nodiscard]] const char* to_string(WcStatus status) noexcept;
 
-enum class WcOpcode : uint8_t { Send, RdmaWrite, RdmaRead, FetchAdd, CompareSwap, Recv };
+// TagAdd/TagDel/TagSync: a tag-list operation finished (on the TM SRQ's
+// CQ). TagRecv: a message matched a tagged buffer and its data is there.
+// A tagged message that matched nothing arrives as Recv with kWcTagged.
+enum class WcOpcode : uint8_t { Send, RdmaWrite, RdmaRead, FetchAdd, CompareSwap, Recv, TagAdd, TagDel, TagSync, TagRecv };
+
+// WorkCompletion::tag_flags.
+enum WcTagFlags : uint8_t {
+  kWcTagged = 1u << 0,    // tag and app_context below are the message's (its tag-matching header)
+  kWcSyncRequest = 1u << 1,  // the device asks for a SYNC: software's count of unexpected messages is behind
+};
 
 struct WorkCompletion {
   uint64_t wr_id = 0;
@@ -97,6 +107,9 @@ struct WorkCompletion {
   uint32_t src_qp = 0;     // UD receives: the sender's QP
   bool has_imm = false;
   uint32_t imm = 0;
+  uint8_t tag_flags = 0;     // WcTagFlags
+  uint64_t tag = 0;
+  uint32_t app_context = 0;
 };
 
 // Bytes the provider puts before every UD payload in the receive buffer.
@@ -180,6 +193,69 @@ class Srq {
   [[nodiscard]] virtual Status post_recv(const RecvWr& wr) = 0;
 };
 
+// --- Hardware tag matching (IBV_SRQT_TM; the kernel's tag_matching.rst and
+// man ibv_post_srq_ops).
+//
+// Every message to a QP on a TM SRQ starts with a tag-matching header. The
+// device matches an Eager one against its list of tagged buffers in the
+// order they were added (the earliest whose (tag & mask) == entry tag
+// wins): matched, the payload after the header lands in that buffer and a
+// TagRecv completion carries the tag; unmatched, the whole message (header
+// included) lands in one of the SRQ's ordinary buffers as a Recv with
+// kWcTagged, and the device counts one more unexpected message.
+//
+// The sync rule: list operations that carry software's count of unexpected
+// messages it has handled (`sync`) are refused (TagListError, with
+// kWcSyncRequest) when that count is behind the device's, so that a buffer
+// is never added while an unexpected message that software has not seen
+// could have matched it. A DEL races with the device: when a message
+// consumed the entry first, the DEL fails and the TagRecv completes.
+enum class TagOpcode : uint8_t { NoTag = 0, Rendezvous = 1, Fin = 2, Eager = 3 };
+
+inline constexpr std::size_t kTagHeaderBytes = 16;
+
+// The wire header (struct ibv_tmh): opcode, 3 zero bytes, the application
+// context and the tag, both big-endian.
+struct TagHeader {
+  TagOpcode opcode = TagOpcode::Eager;
+  uint32_t app_context = 0;
+  uint64_t tag = 0;
+};
+void pack_tag_header(const TagHeader& header, std::byte* out) noexcept;
+// False when `length` is short of a header or the reserved bytes are not zero.
+[[nodiscard]] bool unpack_tag_header(const std::byte* data, std::size_t length, TagHeader& out) noexcept;
+
+enum class TagListOp : uint8_t { Add, Del, Sync };
+
+struct TagListWr {
+  TagListOp op = TagListOp::Add;
+  uint64_t wr_id = 0;          // of the operation's own completion
+  bool signaled = true;        // a completion on success too (errors always complete)
+  bool sync = false;           // carries `unexpected_count` (the sync rule; Sync always does)
+  uint32_t unexpected_count = 0;  // unexpected messages software has handled, modulo 2^32
+  uint32_t handle = 0;         // Del: what Add returned
+  // Add:
+  uint64_t recv_wr_id = 0;     // of the TagRecv completion
+  Sge sge;
+  uint64_t tag = 0;
+  uint64_t mask = 0;
+};
+
+class TagSrq : public Srq {
+ public:
+  // Posts one list operation; Add returns the entry's handle in `handle`.
+  // WouldBlock when the list is full (Add) or max_ops operations are
+  // outstanding; InvalidParam for a Del of no handle given out.
+  [[nodiscard]] virtual Status post_tag_op(const TagListWr& wr, uint32_t& handle) = 0;
+};
+
+struct TagSrqParams {
+  uint32_t max_wr = 0;     // ordinary buffers (unexpected messages)
+  uint32_t max_tags = 0;   // tagged buffers the list holds
+  uint32_t max_ops = 0;    // list operations outstanding
+  Cq* cq = nullptr;        // where list operations complete
+};
+
 class AddressHandle {
  public:
   virtual ~AddressHandle() = default;
@@ -221,6 +297,8 @@ class Pd {
   [[nodiscard]] virtual std::unique_ptr<Mr> reg_mr(void* address, std::size_t length, uint32_t access,
                                                    Status& status) = 0;
   [[nodiscard]] virtual std::unique_ptr<Srq> create_srq(uint32_t max_wr, Status& status) = 0;
+  // Unsupported where the device has no tag matching (DeviceInfo::tm_max_tags 0).
+  [[nodiscard]] virtual std::unique_ptr<TagSrq> create_tag_srq(const TagSrqParams& params, Status& status) = 0;
   [[nodiscard]] virtual std::unique_ptr<Qp> create_qp(const QpParams& params, Status& status) = 0;
   [[nodiscard]] virtual std::unique_ptr<AddressHandle> create_ah(const PortAddress& to, Status& status) = 0;
 };
@@ -232,6 +310,11 @@ class Context {
   [[nodiscard]] virtual const DeviceInfo& info() const noexcept = 0;
   [[nodiscard]] virtual std::unique_ptr<Pd> alloc_pd(Status& status) = 0;
   [[nodiscard]] virtual std::unique_ptr<Cq> create_cq(uint32_t entries, Status& status) = 0;
+  // A CQ whose completions carry the tag-matching fields: the CQ of a TM
+  // SRQ and of the QPs on it.
+  [[nodiscard]] virtual std::unique_ptr<Cq> create_tag_cq(uint32_t entries, Status& status) {
+    return create_cq(entries, status);
+  }
 };
 
 // A source of devices: the real library or the emulation.

@@ -1,5 +1,8 @@
 #include "verbs_emulated.hpp"
 
+#include "verbs_emulated_fabric.hpp"
+#include "verbs_emulated_tags.hpp"
+
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -12,100 +15,10 @@
 #include <vector>
 
 namespace tern::engine::transport::verbs {
-namespace {
+namespace emulation {
 
-class EmuQp;
 class EmuCq;
 class EmuSrq;
-
-struct Region {
-  uintptr_t address = 0;
-  std::size_t length = 0;
-  uint32_t access = 0;
-  uint64_t pd = 0;
-};
-
-// A posted work request that has not run yet; inline data is copied at post.
-struct Queued {
-  SendWr wr;
-  std::vector<std::byte> inline_bytes;
-  uint32_t covers = 1;  // send queue slots its completion frees
-};
-
-struct Device {
-  DeviceInfo info;
-  std::map<uint32_t, Region> by_lkey;
-  std::map<uint32_t, Region> by_rkey;
-  std::map<uint32_t, EmuQp*> qps;
-};
-
-}  // namespace
-
-class EmulatedFabric {
- public:
-  explicit EmulatedFabric(const EmulatedFabricParams& params) : params_(params) {
-    for (unsigned i = 0; i < params.devices; ++i) {
-      Device device;
-      DeviceInfo& info = device.info;
-      info.name = "emu" + std::to_string(i);
-      info.node_guid = 0x7e4e000000000000ull + i + 1;
-      info.link_layer = params.link_layer;
-      info.lid = params.link_layer == LinkLayer::InfiniBand ? static_cast<uint16_t>(i + 1) : 0;
-      info.gid[0] = 0xfe;
-      info.gid[1] = 0x80;
-      for (int b = 0; b < 8; ++b) info.gid[8 + b] = static_cast<uint8_t>(info.node_guid >> (56 - 8 * b));
-      info.active_mtu = 4096;
-      info.max_qp_wr = params.max_qp_wr;
-      info.max_srq_wr = params.max_qp_wr;
-      info.max_cqe = 65536;
-      info.max_mr_size = UINT64_MAX;
-      info.max_msg_size = 1u << 31;
-      info.atomics = params.atomics;
-      devices_.push_back(std::move(device));
-    }
-  }
-
-  std::mutex mutex;
-  [[nodiscard]] const EmulatedFabricParams& params() const noexcept { return params_; }
-  [[nodiscard]] std::vector<Device>& devices() noexcept { return devices_; }
-  [[nodiscard]] Device* find(const PortAddress& to) noexcept {
-    for (Device& device : devices_) {
-      if (to.link_layer != device.info.link_layer) continue;
-      if (to.link_layer == LinkLayer::InfiniBand ? to.lid == device.info.lid : to.gid == device.info.gid) {
-        return &device;
-      }
-    }
-    return nullptr;
-  }
-  uint32_t next_qpn() noexcept { return next_qpn_++; }
-  uint32_t next_key() noexcept { return next_key_ += 0x101; }
-  uint64_t next_pd() noexcept { return ++next_pd_; }
-  unsigned datagrams_to_drop = 0;
-
- private:
-  EmulatedFabricParams params_;
-  std::vector<Device> devices_;
-  uint32_t next_qpn_ = 0x100;
-  uint32_t next_key_ = 0x1000;
-  uint64_t next_pd_ = 0;
-};
-
-namespace {
-
-using Fabric = std::shared_ptr<EmulatedFabric>;
-
-// Whether [address, address + length) lies inside `region`.
-bool inside(const Region& region, uint64_t address, uint64_t length) {
-  return address >= region.address && length <= region.length && address - region.address <= region.length - length;
-}
-
-const Region* find_region(const std::map<uint32_t, Region>& keys, uint32_t key, uint64_t pd, uint64_t address,
-                          uint64_t length, uint32_t access) {
-  auto it = keys.find(key);
-  if (it == keys.end() || it->second.pd != pd || !inside(it->second, address, length)) return nullptr;
-  if ((it->second.access & access) != access) return nullptr;
-  return &it->second;
-}
 
 class EmuCq final : public Cq {
  public:
@@ -156,15 +69,33 @@ class EmuCq final : public Cq {
   int fd_ = -1;
 };
 
-class EmuSrq final : public Srq {
+// Every SRQ is a TagSrq; a basic one has no tag list and refuses list
+// operations.
+class EmuSrq final : public TagSrq {
  public:
   EmuSrq(Fabric fabric, Device* device, uint64_t pd, uint32_t max_wr)
       : device_(device), fabric_(std::move(fabric)), pd_(pd), max_wr_(max_wr) {}
+  EmuSrq(Fabric fabric, Device* device, uint64_t pd, const TagSrqParams& params)
+      : EmuSrq(std::move(fabric), device, pd, params.max_wr) {
+    tags = std::make_unique<EmulatedTagList>(params.max_tags);
+    list_cq = static_cast<EmuCq*>(params.cq);
+  }
   Status post_recv(const RecvWr& wr) override;
+  Status post_tag_op(const TagListWr& wr, uint32_t& handle) override {
+    std::lock_guard lock(fabric_->mutex);
+    if (!tags) return Status::Unsupported;
+    WorkCompletion done;
+    bool complete = false;
+    const Status status = tags->post(wr, handle, done, complete);
+    if (status == Status::Ok && complete) list_cq->push(done, device_, 0);
+    return status;
+  }
 
   std::deque<RecvWr> receives;
   std::vector<uint32_t> waiters;  // QPNs (on this device's fabric) whose SEND waits for a receive
   Device* device_;
+  std::unique_ptr<EmulatedTagList> tags;  // a TM SRQ's
+  EmuCq* list_cq = nullptr;
 
  private:
   Fabric fabric_;
@@ -233,6 +164,8 @@ class EmuQp final : public Qp {
   // Takes a SEND from `sender` into a receive; false when none is posted.
   enum class Arrival { Placed, NoReceive, Refused };
   Arrival arrive(const Queued& queued, const std::byte* data, uint32_t length, uint32_t src_qpn, const Gid& src_gid);
+  // A tagged message matched `entry`: its payload goes to the entry's buffer.
+  void place_tagged(const TagListEntry& entry, const std::byte* payload, uint32_t length, WorkCompletion& wc);
   void fail();
 
   Device* device_;
@@ -289,7 +222,7 @@ int EmuCq::poll(std::span<WorkCompletion> out) {
   while (n < out.size() && !entries_.empty()) {
     const Entry& entry = entries_.front();
     out[n++] = entry.wc;
-    if (entry.wc.opcode != WcOpcode::Recv) {
+    if (entry.wc.opcode < WcOpcode::Recv) {  // the send queue's
       auto it = entry.device->qps.find(entry.wc.qp_num);
       if (it != entry.device->qps.end()) it->second->sq_used_ -= std::min(it->second->sq_used_, entry.covers);
     }
@@ -525,20 +458,40 @@ WcStatus EmuQp::execute_send(const Queued& queued, Wait& wait) {
 
 EmuQp::Arrival EmuQp::arrive(const Queued& queued, const std::byte* data, uint32_t length, uint32_t src_qpn,
                              const Gid& src_gid) {
-  std::deque<RecvWr>& receives = params_.srq != nullptr ? static_cast<EmuSrq*>(params_.srq)->receives : recv_queue_;
-  if (receives.empty()) return params_.type == QpType::Ud ? Arrival::Placed : Arrival::NoReceive;
-  const RecvWr recv = receives.front();
-  receives.pop_front();
-  const bool ud = params_.type == QpType::Ud;
-  const uint64_t needed = uint64_t{length} + (ud ? kGrhBytes : 0);
+  auto* srq = static_cast<EmuSrq*>(params_.srq);
+  std::deque<RecvWr>& receives = srq != nullptr ? srq->receives : recv_queue_;
   WorkCompletion wc;
-  wc.wr_id = recv.wr_id;
   wc.opcode = WcOpcode::Recv;
   wc.qp_num = qpn_;
   wc.src_qp = src_qpn;
   wc.has_imm = queued.wr.op == SendOp::SendWithImm;
   wc.imm = wc.has_imm ? queued.wr.imm : 0;
   auto* recv_cq = static_cast<EmuCq*>(params_.recv_cq);
+  if (srq != nullptr && srq->tags) {
+    // A TM SRQ reads the tag-matching header of every message.
+    TagHeader header;
+    if (!unpack_tag_header(data, length, header) || header.opcode == TagOpcode::Rendezvous ||
+        header.opcode == TagOpcode::Fin) {
+      return Arrival::Refused;  // the rendezvous offload is not modelled
+    }
+    if (header.opcode == TagOpcode::Eager) {
+      wc.tag_flags = kWcTagged;
+      wc.tag = header.tag;
+      wc.app_context = header.app_context;
+      if (std::optional<TagListEntry> entry = srq->tags->match(header.tag)) {
+        place_tagged(*entry, data + kTagHeaderBytes, length - static_cast<uint32_t>(kTagHeaderBytes), wc);
+        return Arrival::Placed;
+      }
+      if (receives.empty()) return Arrival::NoReceive;
+      srq->tags->count_unexpected();
+    }
+  }
+  if (receives.empty()) return params_.type == QpType::Ud ? Arrival::Placed : Arrival::NoReceive;
+  const RecvWr recv = receives.front();
+  receives.pop_front();
+  const bool ud = params_.type == QpType::Ud;
+  const uint64_t needed = uint64_t{length} + (ud ? kGrhBytes : 0);
+  wc.wr_id = recv.wr_id;
   if (needed > recv.sge.length) {
     wc.status = WcStatus::LocalLengthError;
   } else if (find_region(device_->by_lkey, recv.sge.lkey, pd_, recv.sge.address, recv.sge.length,
@@ -560,6 +513,21 @@ EmuQp::Arrival EmuQp::arrive(const Queued& queued, const std::byte* data, uint32
   wc.byte_len = static_cast<uint32_t>(needed);
   recv_cq->push(wc, device_, 0);
   return Arrival::Placed;
+}
+
+void EmuQp::place_tagged(const TagListEntry& entry, const std::byte* payload, uint32_t length, WorkCompletion& wc) {
+  wc.wr_id = entry.recv_wr_id;
+  wc.opcode = WcOpcode::TagRecv;
+  wc.byte_len = length;
+  const uint32_t placed = std::min(length, entry.sge.length);
+  if (length > entry.sge.length) wc.status = WcStatus::LocalLengthError;
+  if (placed != 0 && find_region(device_->by_lkey, entry.sge.lkey, pd_, entry.sge.address, placed,
+                                 kAccessLocalWrite) == nullptr) {
+    wc.status = WcStatus::LocalProtectionError;
+  } else if (placed != 0) {
+    std::memcpy(reinterpret_cast<std::byte*>(entry.sge.address), payload, placed);
+  }
+  static_cast<EmuCq*>(params_.recv_cq)->push(wc, device_, 0);
 }
 
 WcStatus EmuQp::execute_rdma(const Queued& queued, Wait& wait) {
@@ -663,6 +631,21 @@ class EmuPd final : public Pd {
     status = Status::Ok;
     return std::make_unique<EmuSrq>(fabric_, device_, id_, max_wr);
   }
+  std::unique_ptr<TagSrq> create_tag_srq(const TagSrqParams& params, Status& status) override {
+    const DeviceInfo& info = device_->info;
+    if (info.tm_max_tags == 0) {
+      status = Status::Unsupported;
+      return nullptr;
+    }
+    if (params.max_wr == 0 || params.max_wr > info.max_srq_wr || params.max_tags == 0 ||
+        params.max_tags > info.tm_max_tags || params.max_ops == 0 || params.max_ops > info.tm_max_ops ||
+        params.cq == nullptr) {
+      status = Status::InvalidParam;
+      return nullptr;
+    }
+    status = Status::Ok;
+    return std::make_unique<EmuSrq>(fabric_, device_, id_, params);
+  }
   std::unique_ptr<Qp> create_qp(const QpParams& params, Status& status) override {
     if (params.send_cq == nullptr || params.recv_cq == nullptr || params.max_send_wr == 0 ||
         params.max_send_wr > device_->info.max_qp_wr || params.max_inline > fabric_->params().max_inline ||
@@ -731,7 +714,9 @@ class EmuProvider final : public Provider {
   Fabric fabric_;
 };
 
-}  // namespace
+}  // namespace emulation
+
+using emulation::EmuProvider;
 
 std::shared_ptr<EmulatedFabric> make_emulated_fabric(const EmulatedFabricParams& params) {
   return std::make_shared<EmulatedFabric>(params);

@@ -25,6 +25,9 @@
 //   posted they are dropped; each lands after a 40-byte GRH.
 // - Send queue slots free only when the completion that covers them is
 //   polled; a CQ that overflows reports it on the next poll.
+// - TM SRQs (TagSrq) match the tag-matching header of arriving messages
+//   against their tag list (verbs_emulated_tags.hpp); the rendezvous
+//   offload (the device's own RDMA READ on an RNDV header) is not modelled.
 //
 // Tests create a fabric and a provider on it directly; TERN_VERBS_EMULATION
 // makes the transport use the process's shared fabric (a test facility: no
@@ -44,6 +47,9 @@ struct EmulatedFabricParams {
   bool atomics = true;
   uint32_t max_qp_wr = 1024;
   uint32_t max_inline = 256;
+  // Hardware tag matching (0: the devices have none).
+  uint32_t tm_max_tags = 64;
+  uint32_t tm_max_ops = 32;
 };
 
 class EmulatedFabric;

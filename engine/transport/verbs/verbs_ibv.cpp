@@ -6,6 +6,13 @@
 #include <fcntl.h>
 #include <infiniband/verbs.h>
 
+// Tag matching came with rdma-core 15 (its header with it).
+#if __has_include(<infiniband/tm_types.h>)
+#define TERN_IBV_TAG_MATCHING 1
+#else
+#define TERN_IBV_TAG_MATCHING 0
+#endif
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -64,6 +71,9 @@ WcStatus from_wc_status(ibv_wc_status status) {
     case IBV_WC_RNR_RETRY_EXC_ERR: return WcStatus::RnrRetryExceeded;
     case IBV_WC_RETRY_EXC_ERR: return WcStatus::RetryExceeded;
     case IBV_WC_WR_FLUSH_ERR: return WcStatus::Flushed;
+#if TERN_IBV_TAG_MATCHING
+    case IBV_WC_TM_ERR: return WcStatus::TagListError;
+#endif
     default: return WcStatus::GeneralError;
   }
 }
@@ -76,6 +86,13 @@ WcOpcode from_wc_opcode(ibv_wc_opcode opcode) {
     case IBV_WC_COMP_SWAP: return WcOpcode::CompareSwap;
     case IBV_WC_RECV:
     case IBV_WC_RECV_RDMA_WITH_IMM: return WcOpcode::Recv;
+#if TERN_IBV_TAG_MATCHING
+    case IBV_WC_TM_ADD: return WcOpcode::TagAdd;
+    case IBV_WC_TM_DEL: return WcOpcode::TagDel;
+    case IBV_WC_TM_SYNC: return WcOpcode::TagSync;
+    case IBV_WC_TM_RECV: return WcOpcode::TagRecv;
+    case IBV_WC_TM_NO_TAG: return WcOpcode::Recv;
+#endif
     default: return WcOpcode::Send;
   }
 }
@@ -133,13 +150,15 @@ class IbvMr final : public Mr {
 
 class IbvCq final : public Cq {
  public:
-  IbvCq(ibv_comp_channel* channel, ibv_cq* cq) : channel_(channel), cq_(cq) {}
+  IbvCq(ibv_comp_channel* channel, ibv_cq* cq, ibv_cq_ex* extended = nullptr)
+      : channel_(channel), cq_(cq), extended_(extended) {}
   ~IbvCq() override {
     if (unacked_ != 0) ibv_ack_cq_events(cq_, unacked_);
     ibv_destroy_cq(cq_);
     ibv_destroy_comp_channel(channel_);
   }
   int poll(std::span<WorkCompletion> out) override {
+    if (extended_ != nullptr) return poll_extended(out);
     ibv_wc wcs[32];
     const int want = static_cast<int>(std::min<std::size_t>(out.size(), 32));
     const int n = ibv_poll_cq(cq_, want, wcs);
@@ -157,6 +176,45 @@ class IbvCq final : public Cq {
       to.imm = to.has_imm ? ntohl(wc.imm_data) : 0;
     }
     return n;
+  }
+  // The extended CQ of a TM SRQ: completions with their tag-matching fields.
+  int poll_extended(std::span<WorkCompletion> out) {
+    ibv_poll_cq_attr attr{};
+    int rc = ibv_start_poll(extended_, &attr);
+    if (rc == ENOENT) return 0;
+    if (rc != 0) return -1;
+    std::size_t n = 0;
+    while (true) {
+      read_extended(out[n++]);
+      if (n == out.size()) break;
+      rc = ibv_next_poll(extended_);
+      if (rc != 0) break;
+    }
+    ibv_end_poll(extended_);
+    return rc == 0 || rc == ENOENT ? static_cast<int>(n) : -1;
+  }
+  void read_extended(WorkCompletion& to) {
+    to = {};
+    to.wr_id = extended_->wr_id;
+    to.status = from_wc_status(extended_->status);
+    const ibv_wc_opcode opcode = ibv_wc_read_opcode(extended_);
+    to.opcode = from_wc_opcode(opcode);
+    to.byte_len = ibv_wc_read_byte_len(extended_);
+    to.qp_num = ibv_wc_read_qp_num(extended_);
+    to.src_qp = ibv_wc_read_src_qp(extended_);
+    const unsigned flags = static_cast<unsigned>(ibv_wc_read_wc_flags(extended_));
+    to.has_imm = (flags & IBV_WC_WITH_IMM) != 0;
+    to.imm = to.has_imm ? ntohl(ibv_wc_read_imm_data(extended_)) : 0;
+#if TERN_IBV_TAG_MATCHING
+    if ((flags & IBV_WC_TM_SYNC_REQ) != 0) to.tag_flags |= kWcSyncRequest;
+    if (opcode == IBV_WC_TM_RECV && to.status == WcStatus::Success) {
+      ibv_wc_tm_info info{};
+      ibv_wc_read_tm_info(extended_, &info);
+      to.tag_flags |= kWcTagged;
+      to.tag = info.tag;
+      to.app_context = info.priv;
+    }
+#endif
   }
   [[nodiscard]] int event_fd() const noexcept override { return channel_->fd; }
   [[nodiscard]] ibv_cq* raw() const noexcept { return cq_; }
@@ -176,18 +234,54 @@ class IbvCq final : public Cq {
  private:
   ibv_comp_channel* channel_;
   ibv_cq* cq_;
+  ibv_cq_ex* extended_;
   unsigned unacked_ = 0;
 };
 
-class IbvSrq final : public Srq {
+// A basic SRQ, or a TM one (made by create_tag_srq) that takes list operations.
+class IbvSrq final : public TagSrq {
  public:
-  explicit IbvSrq(ibv_srq* srq) : srq_(srq) {}
+  explicit IbvSrq(ibv_srq* srq, bool tag_matching = false) : srq_(srq), tag_matching_(tag_matching) {}
   ~IbvSrq() override { ibv_destroy_srq(srq_); }
   Status post_recv(const RecvWr& wr) override { return post_one_recv(wr, ibv_post_srq_recv, srq_); }
+  Status post_tag_op(const TagListWr& wr, uint32_t& handle) override {
+#if TERN_IBV_TAG_MATCHING
+    if (!tag_matching_) return Status::Unsupported;
+    ibv_sge sge{wr.sge.address, wr.sge.length, wr.sge.lkey};
+    ibv_ops_wr op{};
+    op.wr_id = wr.wr_id;
+    op.flags = (wr.signaled ? IBV_OPS_SIGNALED : 0) | (wr.sync || wr.op == TagListOp::Sync ? IBV_OPS_TM_SYNC : 0);
+    op.tm.unexpected_cnt = wr.unexpected_count;
+    switch (wr.op) {
+      case TagListOp::Add:
+        op.opcode = IBV_WR_TAG_ADD;
+        op.tm.add.recv_wr_id = wr.recv_wr_id;
+        op.tm.add.sg_list = &sge;
+        op.tm.add.num_sge = 1;
+        op.tm.add.tag = wr.tag & wr.mask;
+        op.tm.add.mask = wr.mask;
+        break;
+      case TagListOp::Del:
+        op.opcode = IBV_WR_TAG_DEL;
+        op.tm.handle = wr.handle;
+        break;
+      case TagListOp::Sync: op.opcode = IBV_WR_TAG_SYNC; break;
+    }
+    ibv_ops_wr* bad = nullptr;
+    const Status status = from_errno(ibv_post_srq_ops(srq_, &op, &bad));
+    if (status == Status::Ok && wr.op == TagListOp::Add) handle = op.tm.handle;
+    return status;
+#else
+    (void)wr;
+    (void)handle;
+    return Status::Unsupported;
+#endif
+  }
   [[nodiscard]] ibv_srq* raw() const noexcept { return srq_; }
 
  private:
   ibv_srq* srq_;
+  bool tag_matching_;
 };
 
 class IbvAh final : public AddressHandle {
@@ -337,6 +431,26 @@ class IbvPd final : public Pd {
     return wrap<IbvSrq, Srq>(ibv_create_srq(pd_, &attr), "ibv_create_srq", status);
   }
 
+  std::unique_ptr<TagSrq> create_tag_srq(const TagSrqParams& params, Status& status) override {
+#if TERN_IBV_TAG_MATCHING
+    ibv_srq_init_attr_ex attr{};
+    attr.attr.max_wr = params.max_wr;
+    attr.attr.max_sge = 1;
+    attr.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_TM;
+    attr.srq_type = IBV_SRQT_TM;
+    attr.pd = pd_;
+    attr.cq = native_cq(params.cq);
+    attr.tm_cap.max_num_tags = params.max_tags;
+    attr.tm_cap.max_ops = params.max_ops;
+    return wrap<IbvSrq, TagSrq>(ibv_create_srq_ex(pd_->context, &attr), "ibv_create_srq_ex (tag matching)", status,
+                                true);
+#else
+    (void)params;
+    status = Status::Unsupported;
+    return nullptr;
+#endif
+  }
+
   std::unique_ptr<Qp> create_qp(const QpParams& params, Status& status) override {
     ibv_qp_init_attr attr{};
     attr.send_cq = native_cq(params.send_cq);
@@ -376,19 +490,25 @@ class IbvContext final : public Context {
     return wrap<IbvPd, Pd>(ibv_alloc_pd(context_), "ibv_alloc_pd", status, info_.port);
   }
 
-  std::unique_ptr<Cq> create_cq(uint32_t entries, Status& status) override {
+  // The worker polls the fd with the others; reading it must not block.
+  ibv_comp_channel* nonblocking_channel(Status& status) {
     ibv_comp_channel* channel = ibv_create_comp_channel(context_);
     if (channel == nullptr) {
       status = Status::IoError;
       return nullptr;
     }
-    // The worker polls the fd with the others; reading it must not block.
     const int flags = fcntl(channel->fd, F_GETFL);
     if (flags < 0 || fcntl(channel->fd, F_SETFL, flags | O_NONBLOCK) != 0) {
       ibv_destroy_comp_channel(channel);
       status = Status::IoError;
       return nullptr;
     }
+    return channel;
+  }
+
+  std::unique_ptr<Cq> create_cq(uint32_t entries, Status& status) override {
+    ibv_comp_channel* channel = nonblocking_channel(status);
+    if (channel == nullptr) return nullptr;
     ibv_cq* cq = ibv_create_cq(context_, static_cast<int>(entries), nullptr, channel, 0);
     if (cq == nullptr) {
       TERN_LOG(Error, "verbs: ibv_create_cq of %u entries: %s", entries, std::strerror(errno));
@@ -398,6 +518,30 @@ class IbvContext final : public Context {
     }
     status = Status::Ok;
     return std::make_unique<IbvCq>(channel, cq);
+  }
+
+  std::unique_ptr<Cq> create_tag_cq(uint32_t entries, Status& status) override {
+#if TERN_IBV_TAG_MATCHING
+    ibv_comp_channel* channel = nonblocking_channel(status);
+    if (channel == nullptr) return nullptr;
+    ibv_cq_init_attr_ex attr{};
+    attr.cqe = entries;
+    attr.channel = channel;
+    attr.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_IMM |
+                    IBV_WC_EX_WITH_TM_INFO;
+    ibv_cq_ex* cq = ibv_create_cq_ex(context_, &attr);
+    if (cq == nullptr) {
+      TERN_LOG(Error, "verbs: ibv_create_cq_ex of %u entries with tag-matching fields: %s", entries,
+               std::strerror(errno));
+      ibv_destroy_comp_channel(channel);
+      status = Status::IoError;
+      return nullptr;
+    }
+    status = Status::Ok;
+    return std::make_unique<IbvCq>(channel, ibv_cq_ex_to_cq(cq), cq);
+#else
+    return create_cq(entries, status);
+#endif
   }
 
  private:
@@ -416,7 +560,8 @@ bool describe(ibv_context* context, DeviceInfo& info) {
   info.max_cqe = static_cast<uint32_t>(base.max_cqe);
   info.max_mr_size = base.max_mr_size;
   info.atomics = base.atomic_cap != IBV_ATOMIC_NONE;
-  info.tm_max_tags = attr.tm_caps.max_num_tags;
+  // Tag matching on RC QPs, the only kind the transport uses.
+  info.tm_max_tags = (attr.tm_caps.flags & IBV_TM_CAP_RC) != 0 ? attr.tm_caps.max_num_tags : 0;
   info.tm_max_ops = attr.tm_caps.max_ops;
   info.tm_max_rndv_header = attr.tm_caps.max_rndv_hdr_size;
   info.tm_max_sge = attr.tm_caps.max_sge;

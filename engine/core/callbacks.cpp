@@ -1,6 +1,7 @@
 // Completion callbacks (callback.hpp): the calls that take one, and how the
 // worker queues and runs them.
 #include "core/worker_impl.hpp"
+#include "tern/engine/notifier.hpp"
 #include "tern/runtime/log.hpp"
 
 namespace tern::engine {
@@ -50,7 +51,11 @@ unsigned WorkerImpl::run_callbacks() {
     // Free before the call, so that a callback posting the next operation
     // finds the slot it just gave up.
     callbacks_.recycle(slot);
-    callback.function(callback.user_data, status, info);
+    if (Notifier* notifier = callback.notifier != nullptr ? callback.notifier : notifier_) {
+      notifier->post(callback, status, info);
+    } else {
+      callback.function(callback.user_data, status, info);
+    }
     ++ran;
     slot = next;
   }
@@ -99,6 +104,11 @@ Status Worker::set_callback(Request* request, const Callback& callback) {
   WorkerImpl::Guard guard(*impl_);
   const Status status = impl_->attach_callback(RequestImpl::from(request), callback);
   return status == Status::InProgress ? Status::Ok : status;
+}
+
+void Worker::set_notifier(Notifier* notifier) {
+  WorkerImpl::Guard guard(*impl_);
+  impl_->notifier_ = notifier;
 }
 
 }  // namespace tern::engine

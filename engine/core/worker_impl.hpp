@@ -215,6 +215,7 @@ class WorkerImpl {
   // anything of the worker goes.
   std::unique_ptr<ProgressThread> progress_thread_;
   CallbackQueue callbacks_;
+  Notifier* notifier_ = nullptr;  // Worker::set_notifier
 
  private:
   WorkerImpl() = default;

@@ -7,21 +7,24 @@
 //    callback is NOT run; a receive's `info`, if given, is filled.
 //  - InProgress: the callback runs exactly once, later, from the worker's
 //    progress (Worker::progress, a wait, test, or the progress thread,
-//    whichever progresses first). Never from inside the call that started
-//    the operation.
+//    whichever progresses first), or on a notifier's thread (notifier.hpp).
+//    Never from inside the call that started the operation.
 //  - An error: nothing was started, the callback is NOT run.
 // Worker::set_callback hands a Request the caller already holds to the same
 // machinery; there the callback always runs, even for a request already done.
 //
 // A callback run from progress runs with the worker's lock held (when the
 // worker has one): it may post new operations and cancel, but should neither
-// wait nor block, or every other user of the worker waits with it.
+// wait nor block, or every other user of the worker waits with it. Route
+// callbacks that may block to a Notifier.
 #pragma once
 
 #include "tern/engine/request.hpp"
 #include "tern/runtime/status.hpp"
 
 namespace tern::engine {
+
+class Notifier;
 
 // `status`: Ok or the error the operation ended with (Truncated, Canceled,
 // a peer's failure...). `info`: for receives the matched message's tag and
@@ -33,6 +36,10 @@ using CompletionFunction = void (*)(void* user_data, Status status, const TagRec
 struct Callback {
   CompletionFunction function = nullptr;
   void* user_data = nullptr;
+  // Where it runs: queued to this notifier when set, else to the worker's
+  // (Worker::set_notifier) if it has one, else run in progress. The notifier
+  // must outlive the operation.
+  Notifier* notifier = nullptr;
 };
 
 }  // namespace tern::engine

@@ -115,6 +115,10 @@ class Worker {
   // if it has ended already, and the worker releases it. InvalidParam for a
   // null request or function (the request stays the caller's then).
   [[nodiscard]] Status set_callback(Request* request, const Callback& callback);
+  // Routes the callbacks that name no notifier of their own to `notifier`
+  // (null: run them in progress again), for callbacks ending from now on.
+  // The notifier must outlive the worker or the next set_notifier.
+  void set_notifier(Notifier* notifier);
 
   // Blocking forms: progress until done.
   [[nodiscard]] Status tag_send(Endpoint* endpoint, const void* buffer, std::size_t length, uint64_t tag,

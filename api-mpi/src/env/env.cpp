@@ -181,9 +181,12 @@ int PMPI_Abort(MPI_Comm comm, int errorcode) {
                 rank, comm, errorcode);
   std::fprintf(stderr, "%s\n", message);
   std::fflush(stderr);
-  const int exit_code = errorcode != 0 ? (errorcode & 0xFF) : 1;
-  if (g_state != nullptr) g_state->job->abort(exit_code == 0 ? 1 : exit_code, message);
-  std::_Exit(exit_code == 0 ? 1 : exit_code);
+  // The error code goes to the environment as the job's exit code, 0
+  // included, as far as an exit status can carry it: a nonzero code whose
+  // low byte is 0 would read as success, so it becomes 1.
+  const int exit_code = errorcode == 0 ? 0 : ((errorcode & 0xFF) != 0 ? (errorcode & 0xFF) : 1);
+  if (g_state != nullptr) g_state->job->abort(exit_code, message);
+  std::_Exit(exit_code);
 }
 
 double PMPI_Wtime(void) {

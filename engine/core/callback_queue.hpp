@@ -14,6 +14,9 @@ struct CallbackSlot {
   Callback callback;
   Status status = Status::Ok;
   TagRecvInfo info;
+  // The engine's own step of a longer operation (multi.hpp): runs in
+  // progress whatever the notifier routing says.
+  bool internal = false;
   CallbackSlot* next_free = nullptr;  // the pool's link while free, the queue's while queued
 };
 
@@ -22,7 +25,10 @@ class CallbackQueue {
   // Null only when memory is exhausted.
   [[nodiscard]] CallbackSlot* new_slot(const Callback& callback) noexcept {
     CallbackSlot* slot = slots_.get();
-    if (slot != nullptr) slot->callback = callback;
+    if (slot != nullptr) {
+      slot->callback = callback;
+      slot->internal = false;
+    }
     return slot;
   }
   void recycle(CallbackSlot* slot) noexcept { slots_.put(slot); }

@@ -5,7 +5,6 @@
 #include "tern/runtime/log.hpp"
 
 namespace tern::engine {
-namespace {
 
 bool check_callback(const char* call, const Callback& callback) {
   if (TERN_LIKELY(callback.function != nullptr)) return true;
@@ -13,31 +12,56 @@ bool check_callback(const char* call, const Callback& callback) {
   return false;
 }
 
-}  // namespace
-
-Status WorkerImpl::attach_callback(RequestImpl* request, const Callback& callback) noexcept {
+CallbackSlot* WorkerImpl::new_callback_slot(const Callback& callback, bool internal) noexcept {
   CallbackSlot* slot = callbacks_.new_slot(callback);
   if (slot == nullptr) {
     TERN_LOG(Error, "callback: no memory to queue a completion callback");
-    release(request);
-    return Status::NoMemory;
+    return nullptr;
   }
+  slot->internal = internal;
+  return slot;
+}
+
+void WorkerImpl::attach_slot(RequestImpl* request, CallbackSlot* slot) noexcept {
   request->user_data = slot;
   request->has_callback = true;
   if (request->done()) queue_callback(request, request->status());
+}
+
+Status WorkerImpl::attach_callback(RequestImpl* request, const Callback& callback) noexcept {
+  CallbackSlot* slot = new_callback_slot(callback, false);
+  if (slot == nullptr) {
+    release(request);
+    return Status::NoMemory;
+  }
+  attach_slot(request, slot);
   return Status::InProgress;
 }
 
 void WorkerImpl::queue_callback(RequestImpl* request, Status status) noexcept {
   auto* slot = static_cast<CallbackSlot*>(request->user_data);
-  slot->status = status;
   // A send reports what it sent; a receive, what it matched.
-  slot->info = request->kind == RequestKind::Send ? TagRecvInfo{request->tag, request->length} : request->info();
+  const TagRecvInfo info =
+      request->kind == RequestKind::Send ? TagRecvInfo{request->tag, request->length} : request->info();
   requests_.put(request);
+  post_slot(slot, status, info);
+}
+
+void WorkerImpl::post_slot(CallbackSlot* slot, Status status, const TagRecvInfo& info) noexcept {
+  slot->status = status;
+  slot->info = info;
   callbacks_.push(slot);
   // Ended outside the progress thread (a cancel, a send failing as it is
   // posted): the thread may be asleep on the wakeup fd.
   if (progress_thread_ && !progress_thread_->is_current()) (void)signal();
+}
+
+void WorkerImpl::deliver(const Callback& callback, Status status, const TagRecvInfo& info) {
+  if (Notifier* notifier = callback.notifier != nullptr ? callback.notifier : notifier_) {
+    notifier->post(callback, status, info);
+  } else {
+    callback.function(callback.user_data, status, info);
+  }
 }
 
 unsigned WorkerImpl::run_callbacks() {
@@ -48,19 +72,22 @@ unsigned WorkerImpl::run_callbacks() {
     const Callback callback = slot->callback;
     const Status status = slot->status;
     const TagRecvInfo info = slot->info;
+    const bool internal = slot->internal;
     // Free before the call, so that a callback posting the next operation
     // finds the slot it just gave up.
     callbacks_.recycle(slot);
-    if (Notifier* notifier = callback.notifier != nullptr ? callback.notifier : notifier_) {
-      notifier->post(callback, status, info);
-    } else {
+    if (internal) {
       callback.function(callback.user_data, status, info);
+    } else {
+      deliver(callback, status, info);
     }
     ++ran;
     slot = next;
   }
   return ran;
 }
+
+namespace {
 
 // Starts an operation by `start(request)` and, when it did not finish at
 // once, hands its request to the worker with the callback.
@@ -73,6 +100,8 @@ Status start_with_callback(WorkerImpl& worker, const char* call, const Callback&
   if (status != Status::InProgress) return status;
   return worker.attach_callback(RequestImpl::from(request), callback);
 }
+
+}  // namespace
 
 Status Worker::tag_send_nb(Endpoint* endpoint, const void* buffer, std::size_t length, uint64_t tag,
                            const Callback& callback, unsigned flags) {

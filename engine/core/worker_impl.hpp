@@ -16,6 +16,7 @@
 #include "core/callback_queue.hpp"
 #include "core/cpu_hop.hpp"
 #include "core/failed_lane.hpp"
+#include "core/multi_transfer.hpp"
 #include "core/payload_cache.hpp"
 #include "core/progress_thread.hpp"
 #include "core/request_impl.hpp"
@@ -86,8 +87,18 @@ class WorkerImpl {
   // next progress if it has). NoMemory (the request is released) when no
   // slot can be had.
   [[nodiscard]] Status attach_callback(RequestImpl* request, const Callback& callback) noexcept;
+  // The same in two steps, for operations that must not fail once started:
+  // a slot taken beforehand (null, logged, when out of memory), then
+  // attached. An internal slot runs in progress even with a notifier.
+  [[nodiscard]] CallbackSlot* new_callback_slot(const Callback& callback, bool internal) noexcept;
+  void attach_slot(RequestImpl* request, CallbackSlot* slot) noexcept;
+  void recycle_slot(CallbackSlot* slot) noexcept { callbacks_.recycle(slot); }
   // complete() of a request with a callback: queues the callback, frees the request.
   void queue_callback(RequestImpl* request, Status status) noexcept;
+  // Queues a taken slot's callback with what it reports.
+  void post_slot(CallbackSlot* slot, Status status, const TagRecvInfo& info) noexcept;
+  // Runs a user's callback now, or hands it to its notifier.
+  void deliver(const Callback& callback, Status status, const TagRecvInfo& info);
   // Runs the callbacks queued so far; returns how many ran.
   unsigned run_callbacks();
   // Progresses (and, by the wait mode, sleeps) until `done()` holds.
@@ -216,6 +227,7 @@ class WorkerImpl {
   std::unique_ptr<ProgressThread> progress_thread_;
   CallbackQueue callbacks_;
   Notifier* notifier_ = nullptr;  // Worker::set_notifier
+  MultiTransfers multi_transfers_;  // proto/multi_*.cpp
 
  private:
   WorkerImpl() = default;
@@ -224,6 +236,9 @@ class WorkerImpl {
   [[nodiscard]] Status open_wakeup();
   void attach_tag_device();
 };
+
+// False (logged, naming `call`) when the callback has no function.
+bool check_callback(const char* call, const Callback& callback);
 
 // Returns an unexpected message (and its heap data) to the pool.
 void free_unexpected(WorkerImpl& worker, Message* message);

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "self_worker_test.hpp"
 #include "tern/engine/worker.hpp"
 
 namespace tern::engine {
@@ -31,35 +32,10 @@ void record(void* user_data, Status status, const TagRecvInfo& info) {
   seen->calls.fetch_add(1, std::memory_order_release);
 }
 
-class CallbackTest : public ::testing::Test {
+// Callbacks run by the progress thread alone where there is one.
+class CallbackTest : public SelfWorkerTest {
  protected:
-  void SetUp() override {
-    WorkerParams params;
-    params.job_id = "cb" + std::to_string(getpid());
-    params.config.transports = "self";
-    ASSERT_EQ(Worker::create(params, worker_), Status::Ok);
-    ASSERT_EQ(worker_->connect(worker_->address(), ep_), Status::Ok);
-  }
-
-  [[nodiscard]] bool threaded() const { return worker_->progress_mode() != runtime::ProgressMode::Caller; }
-
-  // Until `done` holds: by progressing in caller mode; with a progress
-  // thread, without calling the worker at all (the thread runs callbacks).
-  template <typename Done>
-  void progress_until(Done&& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (!done()) {
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "timed out";
-      if (threaded()) {
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-      } else {
-        worker_->progress();
-      }
-    }
-  }
-
-  std::unique_ptr<Worker> worker_;
-  Endpoint* ep_ = nullptr;
+  CallbackTest() { thread_alone_ = true; }
 };
 
 TEST_F(CallbackTest, SendAndReceiveReportStatusAndInfoOnceEachSize) {

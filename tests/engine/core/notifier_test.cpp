@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tern/engine/notifier.hpp"
+#include "self_worker_test.hpp"
 #include "tern/engine/worker.hpp"
 
 namespace tern::engine {
@@ -57,30 +58,10 @@ void log_entry(void* user_data, Status status, const TagRecvInfo&) {
   entry->log->threads.push_back(std::this_thread::get_id());
 }
 
-class NotifierTest : public ::testing::Test {
+class NotifierTest : public SelfWorkerTest {
  protected:
-  void SetUp() override {
-    WorkerParams params;
-    params.job_id = "nt" + std::to_string(getpid());
-    params.config.transports = "self";
-    ASSERT_EQ(Worker::create(params, worker_), Status::Ok);
-    ASSERT_EQ(worker_->connect(worker_->address(), ep_), Status::Ok);
-  }
-
-  // Progresses (harmless with a progress thread) until `done` holds.
-  template <typename Done>
-  void progress_until(Done&& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (!done()) {
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "timed out";
-      worker_->progress();
-      std::this_thread::yield();
-    }
-  }
-
-  Notifier notifier_;  // outlives the worker
-  std::unique_ptr<Worker> worker_;
-  Endpoint* ep_ = nullptr;
+  Notifier notifier_;  // outlives the worker (declared before it is reset in TearDown)
+  void TearDown() override { worker_.reset(); }
 };
 
 // Receives on one wildcard match in posting order; their callbacks run in

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tern/engine/callback.hpp"
+#include "tern/engine/multi.hpp"
 #include "tern/engine/request.hpp"
 #include "tern/runtime/config.hpp"
 #include "tern/runtime/status.hpp"
@@ -28,6 +29,8 @@ inline constexpr uint64_t kTagMaskAll = ~uint64_t{0};
 // Longer messages are refused with MessageTooLong (lengths that came from a
 // negative int land here too).
 inline constexpr std::size_t kMaxMessageLength = std::size_t{1} << 46;
+// Frames in one multi-buffer transfer (tag_send_multi).
+inline constexpr std::size_t kMaxMultiFrames = std::size_t{1} << 20;
 
 enum SendFlags : unsigned {
   kSendSync = 1u << 0,  // complete only once the receiver has matched the message
@@ -119,6 +122,20 @@ class Worker {
   // (null: run them in progress again), for callbacks ending from now on.
   // The notifier must outlive the worker or the next set_notifier.
   void set_notifier(Notifier* notifier);
+
+  // Multi-buffer transfers (multi.hpp says how they travel, match and
+  // complete). Sends `frames` as one transfer tagged `tag`; the frames'
+  // buffers must stay unchanged until the callback runs. InvalidParam for a
+  // bad endpoint or frame, Unsupported for device memory, MessageTooLong
+  // beyond kMaxMultiFrames frames or kMaxMessageLength bytes in a frame.
+  [[nodiscard]] Status tag_send_multi(Endpoint* endpoint, std::span<const SendFrame> frames, uint64_t tag,
+                                      const Callback& callback);
+  // Receives the earliest transfer whose tag matches (tag, mask): each frame
+  // into memory from `allocator`, listed in `frames` (cleared first; it must
+  // outlive the receive) by the time the callback runs with the sender's tag
+  // and the transfer's total length in bytes.
+  [[nodiscard]] Status tag_recv_multi(uint64_t tag, uint64_t mask, const FrameAllocator& allocator,
+                                      std::vector<RecvFrame>& frames, const Callback& callback);
 
   // Blocking forms: progress until done.
   [[nodiscard]] Status tag_send(Endpoint* endpoint, const void* buffer, std::size_t length, uint64_t tag,

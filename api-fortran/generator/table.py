@@ -1,0 +1,180 @@
+"""The Fortran bindings, one entry per MPI function, grouped by family.
+
+Each entry is (name, parameters[, options]). A parameter is "name:kind";
+generate.py says what each kind becomes in the C wrapper, in the `mpi`
+module's interfaces and in `mpi_f08`'s. Handle kinds carry the handle type
+(Comm, Datatype, ...): "Comm" is an input, "Comm_out" an output, "Comm_inout"
+both, "Comm_array" an input array, "Comm_array_inout" an array updated in
+place. Options:
+  handwritten  the C wrapper is in src/ (the interfaces are still generated)
+  function=T   a Fortran function returning T (double, aint)
+  mpi_only     no mpi_f08 form (removed from the standard before Fortran 2008)
+  f08_symbol=S mpi_f08's form calls the C symbol S_ (for arguments whose
+               Fortran 2008 type means something else than the old form's)
+  f08_kinds    {parameter: kind} where mpi_f08's form differs
+"""
+
+BUFFER_SEND = "buf:choice, count:int, datatype:Datatype, dest:int, tag:int, comm:Comm"
+NONBLOCKING_SEND = BUFFER_SEND + ", request:Request_out"
+RECEIVE = "buf:choice, count:int, datatype:Datatype, source:int, tag:int, comm:Comm"
+GATHER_LIKE = ("sendbuf:choice, sendcount:int, sendtype:Datatype, recvbuf:choice, recvcount:int, "
+               "recvtype:Datatype")
+
+FAMILIES = {
+    "env": [
+        ("Init", "", {"handwritten": True}),
+        ("Init_thread", "required:int, provided:int_out", {"handwritten": True}),
+        ("Query_thread", "provided:int_out"),
+        ("Is_thread_main", "flag:logical_out"),
+        ("Finalize", ""),
+        ("Initialized", "flag:logical_out"),
+        ("Finalized", "flag:logical_out"),
+        ("Abort", "comm:Comm, errorcode:int"),
+        ("Wtime", "", {"handwritten": True, "function": "double"}),
+        ("Wtick", "", {"handwritten": True, "function": "double"}),
+        ("Get_processor_name", "name:string_out(MPI_MAX_PROCESSOR_NAME), resultlen:int_out"),
+        ("Get_version", "version:int_out, subversion:int_out"),
+        ("Get_library_version", "version:string_out(MPI_MAX_LIBRARY_VERSION_STRING), resultlen:int_out"),
+        ("Alloc_mem", "size:aint, info:Info, baseptr:address_out"),
+        ("Free_mem", "base:choice"),
+        ("Comm_set_errhandler", "comm:Comm, errhandler:Errhandler"),
+        ("Comm_get_errhandler", "comm:Comm, errhandler:Errhandler_out"),
+        ("Errhandler_free", "errhandler:Errhandler_inout"),
+        ("Error_string", "errorcode:int, string:string_out(MPI_MAX_ERROR_STRING), resultlen:int_out"),
+        ("Error_class", "errorcode:int, errorclass:int_out"),
+    ],
+    "comm": [
+        ("Comm_rank", "comm:Comm, rank:int_out"),
+        ("Comm_size", "comm:Comm, size:int_out"),
+        ("Comm_dup", "comm:Comm, newcomm:Comm_out"),
+        ("Comm_free", "comm:Comm_inout"),
+        ("Comm_compare", "comm1:Comm, comm2:Comm, result:int_out"),
+        ("Comm_get_attr", "comm:Comm, comm_keyval:int, attribute_val:aint_out, flag:logical_out",
+         {"handwritten": True}),
+        ("Comm_split", "comm:Comm, color:int, key:int, newcomm:Comm_out"),
+        ("Comm_create", "comm:Comm, group:Group, newcomm:Comm_out"),
+        ("Comm_group", "comm:Comm, group:Group_out"),
+        ("Group_size", "group:Group, size:int_out"),
+        ("Group_rank", "group:Group, rank:int_out"),
+        ("Group_incl", "group:Group, n:int, ranks:int_array, newgroup:Group_out"),
+        ("Group_excl", "group:Group, n:int, ranks:int_array, newgroup:Group_out"),
+        ("Group_free", "group:Group_inout"),
+        ("Group_translate_ranks", "group1:Group, n:int, ranks1:int_array, group2:Group, ranks2:int_array_out"),
+        ("Group_compare", "group1:Group, group2:Group, result:int_out"),
+        ("Op_create", "user_fn:user_function, commute:logical, op:Op_out"),
+        ("Op_free", "op:Op_inout"),
+    ],
+    "p2p": [
+        ("Send", BUFFER_SEND),
+        ("Ssend", BUFFER_SEND),
+        ("Rsend", BUFFER_SEND),
+        ("Bsend", BUFFER_SEND),
+        ("Recv", RECEIVE + ", status:status_out"),
+        ("Isend", NONBLOCKING_SEND),
+        ("Issend", NONBLOCKING_SEND),
+        ("Irsend", NONBLOCKING_SEND),
+        ("Ibsend", NONBLOCKING_SEND),
+        ("Irecv", RECEIVE + ", request:Request_out"),
+        ("Send_init", NONBLOCKING_SEND),
+        ("Ssend_init", NONBLOCKING_SEND),
+        ("Rsend_init", NONBLOCKING_SEND),
+        ("Bsend_init", NONBLOCKING_SEND),
+        ("Recv_init", RECEIVE + ", request:Request_out"),
+        ("Sendrecv", "sendbuf:choice, sendcount:int, sendtype:Datatype, dest:int, sendtag:int, "
+                     "recvbuf:choice, recvcount:int, recvtype:Datatype, source:int, recvtag:int, "
+                     "comm:Comm, status:status_out"),
+        ("Sendrecv_replace", "buf:choice, count:int, datatype:Datatype, dest:int, sendtag:int, source:int, "
+                             "recvtag:int, comm:Comm, status:status_out"),
+        ("Probe", "source:int, tag:int, comm:Comm, status:status_out"),
+        ("Iprobe", "source:int, tag:int, comm:Comm, flag:logical_out, status:status_out"),
+        ("Mprobe", "source:int, tag:int, comm:Comm, message:Message_out, status:status_out"),
+        ("Improbe", "source:int, tag:int, comm:Comm, flag:logical_out, message:Message_out, status:status_out"),
+        ("Mrecv", "buf:choice, count:int, datatype:Datatype, message:Message_inout, status:status_out"),
+        ("Imrecv", "buf:choice, count:int, datatype:Datatype, message:Message_inout, request:Request_out"),
+        ("Get_count", "status:status_in, datatype:Datatype, count:int_out"),
+        ("Get_elements", "status:status_in, datatype:Datatype, count:int_out"),
+        ("Test_cancelled", "status:status_in, flag:logical_out"),
+        ("Buffer_attach", "buffer:choice, size:int"),
+        ("Buffer_detach", "buffer_addr:choice, size:int_out",
+         {"handwritten": True, "f08_symbol": "tern_mpi_f08_buffer_detach", "f08_kinds": {"buffer_addr": "address_out"}}),
+    ],
+    "request": [
+        ("Wait", "request:Request_inout, status:status_out"),
+        ("Test", "request:Request_inout, flag:logical_out, status:status_out"),
+        ("Waitall", "count:int, array_of_requests:Request_array_inout, array_of_statuses:status_array_out(count)"),
+        ("Testall", "count:int, array_of_requests:Request_array_inout, flag:logical_out, "
+                    "array_of_statuses:status_array_out(count)"),
+        ("Waitany", "count:int, array_of_requests:Request_array_inout, index:index_out, status:status_out"),
+        ("Testany", "count:int, array_of_requests:Request_array_inout, index:index_out, flag:logical_out, "
+                    "status:status_out"),
+        ("Waitsome", "incount:int, array_of_requests:Request_array_inout, outcount:int_out, "
+                     "array_of_indices:index_array_out(outcount), array_of_statuses:status_array_out(incount)"),
+        ("Testsome", "incount:int, array_of_requests:Request_array_inout, outcount:int_out, "
+                     "array_of_indices:index_array_out(outcount), array_of_statuses:status_array_out(incount)"),
+        ("Request_get_status", "request:Request, flag:logical_out, status:status_out"),
+        ("Request_free", "request:Request_inout"),
+        ("Cancel", "request:Request_inout"),
+        ("Start", "request:Request_inout"),
+        ("Startall", "count:int, array_of_requests:Request_array_inout"),
+    ],
+    "coll": [
+        ("Barrier", "comm:Comm"),
+        ("Bcast", "buffer:choice, count:int, datatype:Datatype, root:int, comm:Comm"),
+        ("Reduce", "sendbuf:choice, recvbuf:choice, count:int, datatype:Datatype, op:Op, root:int, comm:Comm"),
+        ("Allreduce", "sendbuf:choice, recvbuf:choice, count:int, datatype:Datatype, op:Op, comm:Comm"),
+        ("Reduce_scatter_block", "sendbuf:choice, recvbuf:choice, recvcount:int, datatype:Datatype, op:Op, "
+                                 "comm:Comm"),
+        ("Gather", GATHER_LIKE + ", root:int, comm:Comm"),
+        ("Scatter", GATHER_LIKE + ", root:int, comm:Comm"),
+        ("Allgather", GATHER_LIKE + ", comm:Comm"),
+        ("Alltoall", GATHER_LIKE + ", comm:Comm"),
+        ("Gatherv", "sendbuf:choice, sendcount:int, sendtype:Datatype, recvbuf:choice, recvcounts:int_array, "
+                    "displs:int_array, recvtype:Datatype, root:int, comm:Comm"),
+        ("Scatterv", "sendbuf:choice, sendcounts:int_array, displs:int_array, sendtype:Datatype, "
+                     "recvbuf:choice, recvcount:int, recvtype:Datatype, root:int, comm:Comm"),
+        ("Allgatherv", "sendbuf:choice, sendcount:int, sendtype:Datatype, recvbuf:choice, "
+                       "recvcounts:int_array, displs:int_array, recvtype:Datatype, comm:Comm"),
+        ("Alltoallv", "sendbuf:choice, sendcounts:int_array, sdispls:int_array, sendtype:Datatype, "
+                      "recvbuf:choice, recvcounts:int_array, rdispls:int_array, recvtype:Datatype, comm:Comm"),
+    ],
+    "datatype": [
+        ("Type_size", "datatype:Datatype, size:int_out"),
+        ("Type_contiguous", "count:int, oldtype:Datatype, newtype:Datatype_out"),
+        ("Type_vector", "count:int, blocklength:int, stride:int, oldtype:Datatype, newtype:Datatype_out"),
+        ("Type_create_hvector", "count:int, blocklength:int, stride:aint, oldtype:Datatype, newtype:Datatype_out"),
+        ("Type_hvector", "count:int, blocklength:int, stride:int, oldtype:Datatype, newtype:Datatype_out",
+         {"handwritten": True, "mpi_only": True}),
+        ("Type_indexed", "count:int, array_of_blocklengths:int_array, array_of_displacements:int_array, "
+                         "oldtype:Datatype, newtype:Datatype_out"),
+        ("Type_create_hindexed", "count:int, array_of_blocklengths:int_array, array_of_displacements:aint_array, "
+                                 "oldtype:Datatype, newtype:Datatype_out"),
+        ("Type_hindexed", "count:int, array_of_blocklengths:int_array, array_of_displacements:int_array, "
+                          "oldtype:Datatype, newtype:Datatype_out", {"handwritten": True, "mpi_only": True}),
+        ("Type_create_indexed_block", "count:int, blocklength:int, array_of_displacements:int_array, "
+                                      "oldtype:Datatype, newtype:Datatype_out"),
+        ("Type_create_hindexed_block", "count:int, blocklength:int, array_of_displacements:aint_array, "
+                                       "oldtype:Datatype, newtype:Datatype_out"),
+        ("Type_create_struct", "count:int, array_of_blocklengths:int_array, array_of_displacements:aint_array, "
+                               "array_of_types:Datatype_array, newtype:Datatype_out"),
+        ("Type_create_resized", "oldtype:Datatype, lb:aint, extent:aint, newtype:Datatype_out"),
+        ("Type_dup", "oldtype:Datatype, newtype:Datatype_out"),
+        ("Type_commit", "datatype:Datatype_inout"),
+        ("Type_free", "datatype:Datatype_inout"),
+        ("Type_get_extent", "datatype:Datatype, lb:aint_out, extent:aint_out"),
+        ("Type_get_true_extent", "datatype:Datatype, true_lb:aint_out, true_extent:aint_out"),
+        ("Type_get_name", "datatype:Datatype, type_name:string_out(MPI_MAX_OBJECT_NAME), resultlen:int_out"),
+        ("Type_set_name", "datatype:Datatype, type_name:string_in"),
+        ("Get_address", "location:choice, address:aint_out"),
+        ("Aint_add", "base:aint, disp:aint", {"handwritten": True, "function": "aint"}),
+        ("Aint_diff", "addr1:aint, addr2:aint", {"handwritten": True, "function": "aint"}),
+        ("Pack", "inbuf:choice, incount:int, datatype:Datatype, outbuf:choice, outsize:int, position:int_inout, "
+                 "comm:Comm"),
+        ("Unpack", "inbuf:choice, insize:int, position:int_inout, outbuf:choice, outcount:int, "
+                   "datatype:Datatype, comm:Comm"),
+        ("Pack_size", "incount:int, datatype:Datatype, comm:Comm, size:int_out"),
+    ],
+}
+
+# C functions with no Fortran form: the handle conversions are C's own.
+C_ONLY = ["Comm_c2f", "Comm_f2c", "Type_c2f", "Type_f2c", "Op_c2f", "Op_f2c", "Request_c2f", "Request_f2c",
+          "Group_c2f", "Group_f2c"]

@@ -1,0 +1,158 @@
+/* Writes the Fortran forms of mpi.h's constants, so that they can never
+ * differ from the C ones:
+ *   print_constants <mpif.h> <tern_mpi_constants.f90> <tern_mpi_f08_constants.f90>
+ * mpif.h is fixed form (and valid free form), for `include 'mpif.h'`; the
+ * two modules back `use mpi` (every handle an integer) and `use mpi_f08`
+ * (handles of the types type(MPI_Comm), ...). */
+#include <mpi.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A Fortran status holds a C status's bytes; its first three integers are
+ * MPI_SOURCE, MPI_TAG and MPI_ERROR. */
+_Static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0, "status size");
+_Static_assert(offsetof(MPI_Status, MPI_SOURCE) == 0, "MPI_SOURCE first");
+_Static_assert(offsetof(MPI_Status, MPI_TAG) == sizeof(MPI_Fint), "MPI_TAG second");
+_Static_assert(offsetof(MPI_Status, MPI_ERROR) == 2 * sizeof(MPI_Fint), "MPI_ERROR third");
+/* gfortran's default INTEGER, REAL and DOUBLE PRECISION. */
+_Static_assert(sizeof(MPI_Fint) == 4 && sizeof(float) == 4 && sizeof(double) == 8, "Fortran default kinds");
+
+struct constant {
+  const char *name;
+  long long value;
+  const char *handle_type; /* NULL for a plain integer */
+};
+
+#define PLAIN(c) {#c, (long long)(c), NULL}
+#define HANDLE(type, c) {#c, (long long)(c), #type}
+/* Fortran's own datatypes are the C types of the same representation. */
+#define FORTRAN_TYPE(name, c) {name, (long long)(c), "Datatype"}
+
+static const struct constant constants[] = {
+    PLAIN(MPI_VERSION), PLAIN(MPI_SUBVERSION),
+    {"MPI_STATUS_SIZE", sizeof(MPI_Status) / sizeof(MPI_Fint), NULL},
+    {"MPI_SOURCE", 1, NULL}, {"MPI_TAG", 2, NULL}, {"MPI_ERROR", 3, NULL},
+    {"MPI_ADDRESS_KIND", sizeof(MPI_Aint), NULL}, {"MPI_OFFSET_KIND", sizeof(MPI_Offset), NULL},
+    {"MPI_COUNT_KIND", sizeof(MPI_Count), NULL}, {"MPI_INTEGER_KIND", sizeof(MPI_Fint), NULL},
+    HANDLE(Comm, MPI_COMM_NULL), HANDLE(Comm, MPI_COMM_WORLD), HANDLE(Comm, MPI_COMM_SELF),
+    HANDLE(Request, MPI_REQUEST_NULL), HANDLE(Group, MPI_GROUP_NULL), HANDLE(Group, MPI_GROUP_EMPTY),
+    HANDLE(Info, MPI_INFO_NULL), HANDLE(Message, MPI_MESSAGE_NULL), HANDLE(Message, MPI_MESSAGE_NO_PROC),
+    HANDLE(Errhandler, MPI_ERRHANDLER_NULL), HANDLE(Errhandler, MPI_ERRORS_ARE_FATAL),
+    HANDLE(Errhandler, MPI_ERRORS_RETURN), HANDLE(Errhandler, MPI_ERRORS_ABORT),
+    HANDLE(Datatype, MPI_DATATYPE_NULL), HANDLE(Datatype, MPI_CHAR), HANDLE(Datatype, MPI_SIGNED_CHAR),
+    HANDLE(Datatype, MPI_UNSIGNED_CHAR), HANDLE(Datatype, MPI_BYTE), HANDLE(Datatype, MPI_SHORT),
+    HANDLE(Datatype, MPI_UNSIGNED_SHORT), HANDLE(Datatype, MPI_INT), HANDLE(Datatype, MPI_UNSIGNED),
+    HANDLE(Datatype, MPI_LONG), HANDLE(Datatype, MPI_UNSIGNED_LONG), HANDLE(Datatype, MPI_LONG_LONG_INT),
+    HANDLE(Datatype, MPI_LONG_LONG), HANDLE(Datatype, MPI_UNSIGNED_LONG_LONG), HANDLE(Datatype, MPI_FLOAT),
+    HANDLE(Datatype, MPI_DOUBLE), HANDLE(Datatype, MPI_LONG_DOUBLE), HANDLE(Datatype, MPI_WCHAR),
+    HANDLE(Datatype, MPI_C_BOOL), HANDLE(Datatype, MPI_INT8_T), HANDLE(Datatype, MPI_INT16_T),
+    HANDLE(Datatype, MPI_INT32_T), HANDLE(Datatype, MPI_INT64_T), HANDLE(Datatype, MPI_UINT8_T),
+    HANDLE(Datatype, MPI_UINT16_T), HANDLE(Datatype, MPI_UINT32_T), HANDLE(Datatype, MPI_UINT64_T),
+    HANDLE(Datatype, MPI_AINT), HANDLE(Datatype, MPI_OFFSET), HANDLE(Datatype, MPI_COUNT),
+    HANDLE(Datatype, MPI_PACKED), HANDLE(Datatype, MPI_C_FLOAT_COMPLEX), HANDLE(Datatype, MPI_C_COMPLEX),
+    HANDLE(Datatype, MPI_C_DOUBLE_COMPLEX), HANDLE(Datatype, MPI_FLOAT_INT), HANDLE(Datatype, MPI_DOUBLE_INT),
+    HANDLE(Datatype, MPI_LONG_INT), HANDLE(Datatype, MPI_2INT), HANDLE(Datatype, MPI_SHORT_INT),
+    HANDLE(Datatype, MPI_LONG_DOUBLE_INT),
+    FORTRAN_TYPE("MPI_INTEGER", MPI_INT), FORTRAN_TYPE("MPI_REAL", MPI_FLOAT),
+    FORTRAN_TYPE("MPI_DOUBLE_PRECISION", MPI_DOUBLE), FORTRAN_TYPE("MPI_COMPLEX", MPI_C_FLOAT_COMPLEX),
+    FORTRAN_TYPE("MPI_DOUBLE_COMPLEX", MPI_C_DOUBLE_COMPLEX), FORTRAN_TYPE("MPI_LOGICAL", MPI_INT),
+    FORTRAN_TYPE("MPI_CHARACTER", MPI_CHAR), FORTRAN_TYPE("MPI_2INTEGER", MPI_2INT),
+    FORTRAN_TYPE("MPI_INTEGER1", MPI_INT8_T), FORTRAN_TYPE("MPI_INTEGER2", MPI_INT16_T),
+    FORTRAN_TYPE("MPI_INTEGER4", MPI_INT32_T), FORTRAN_TYPE("MPI_INTEGER8", MPI_INT64_T),
+    FORTRAN_TYPE("MPI_REAL4", MPI_FLOAT), FORTRAN_TYPE("MPI_REAL8", MPI_DOUBLE),
+    HANDLE(Op, MPI_OP_NULL), HANDLE(Op, MPI_MAX), HANDLE(Op, MPI_MIN), HANDLE(Op, MPI_SUM), HANDLE(Op, MPI_PROD),
+    HANDLE(Op, MPI_LAND), HANDLE(Op, MPI_BAND), HANDLE(Op, MPI_LOR), HANDLE(Op, MPI_BOR), HANDLE(Op, MPI_LXOR),
+    HANDLE(Op, MPI_BXOR), HANDLE(Op, MPI_MAXLOC), HANDLE(Op, MPI_MINLOC),
+    PLAIN(MPI_ANY_SOURCE), PLAIN(MPI_PROC_NULL), PLAIN(MPI_ROOT), PLAIN(MPI_ANY_TAG), PLAIN(MPI_UNDEFINED),
+    PLAIN(MPI_MAX_PROCESSOR_NAME), PLAIN(MPI_MAX_ERROR_STRING), PLAIN(MPI_MAX_LIBRARY_VERSION_STRING),
+    PLAIN(MPI_MAX_OBJECT_NAME), PLAIN(MPI_BSEND_OVERHEAD),
+    PLAIN(MPI_THREAD_SINGLE), PLAIN(MPI_THREAD_FUNNELED), PLAIN(MPI_THREAD_SERIALIZED), PLAIN(MPI_THREAD_MULTIPLE),
+    PLAIN(MPI_IDENT), PLAIN(MPI_CONGRUENT), PLAIN(MPI_SIMILAR), PLAIN(MPI_UNEQUAL),
+    PLAIN(MPI_TAG_UB), PLAIN(MPI_HOST), PLAIN(MPI_IO), PLAIN(MPI_WTIME_IS_GLOBAL), PLAIN(MPI_UNIVERSE_SIZE),
+    PLAIN(MPI_APPNUM), PLAIN(MPI_LASTUSEDCODE),
+    PLAIN(MPI_SUCCESS), PLAIN(MPI_ERR_BUFFER), PLAIN(MPI_ERR_COUNT), PLAIN(MPI_ERR_TYPE), PLAIN(MPI_ERR_TAG),
+    PLAIN(MPI_ERR_COMM), PLAIN(MPI_ERR_RANK), PLAIN(MPI_ERR_REQUEST), PLAIN(MPI_ERR_ROOT), PLAIN(MPI_ERR_GROUP),
+    PLAIN(MPI_ERR_OP), PLAIN(MPI_ERR_TOPOLOGY), PLAIN(MPI_ERR_DIMS), PLAIN(MPI_ERR_ARG), PLAIN(MPI_ERR_UNKNOWN),
+    PLAIN(MPI_ERR_TRUNCATE), PLAIN(MPI_ERR_OTHER), PLAIN(MPI_ERR_INTERN), PLAIN(MPI_ERR_IN_STATUS),
+    PLAIN(MPI_ERR_PENDING), PLAIN(MPI_ERR_NO_MEM), PLAIN(MPI_ERR_KEYVAL), PLAIN(MPI_ERR_UNSUPPORTED_OPERATION),
+    PLAIN(MPI_ERR_ERRHANDLER), PLAIN(MPI_ERR_LASTCODE),
+};
+enum { kConstants = sizeof(constants) / sizeof(constants[0]) };
+
+static FILE *open_output(const char *path) {
+  FILE *file = fopen(path, "w");
+  if (file == NULL) {
+    perror(path);
+    exit(1);
+  }
+  return file;
+}
+
+static void close_output(FILE *file, const char *path) {
+  if (ferror(file) || fclose(file) != 0) {
+    fprintf(stderr, "print_constants: could not write %s\n", path);
+    exit(1);
+  }
+}
+
+static const char kGenerated[] = "Generated from mpi.h by api-fortran/src/constants/print_constants.c.";
+
+/* Fixed form: statements from column 7, at most 72 columns. */
+static void write_mpif_h(FILE *out) {
+  fprintf(out, "! mpif.h: Tern's MPI for Fortran programs (include 'mpif.h').\n! %s\n", kGenerated);
+  for (int i = 0; i < kConstants; ++i) {
+    fprintf(out, "      INTEGER %s\n      PARAMETER (%s=%lld)\n", constants[i].name, constants[i].name,
+            constants[i].value);
+  }
+  fputs("! The sentinels: the library knows these variables' addresses.\n"
+        "      INTEGER MPI_BOTTOM, MPI_IN_PLACE\n"
+        "      INTEGER MPI_STATUS_IGNORE(MPI_STATUS_SIZE)\n"
+        "      INTEGER MPI_STATUSES_IGNORE(MPI_STATUS_SIZE, 1)\n"
+        "      COMMON /TERN_MPI_BOTTOM/ MPI_BOTTOM\n"
+        "      COMMON /TERN_MPI_IN_PLACE/ MPI_IN_PLACE\n"
+        "      COMMON /TERN_MPI_STATUS_IGNORE/ MPI_STATUS_IGNORE\n"
+        "      COMMON /TERN_MPI_STATUSES_IGNORE/ MPI_STATUSES_IGNORE\n"
+        "      EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK\n"
+        "      EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF\n"
+        "      EXTERNAL PMPI_AINT_ADD, PMPI_AINT_DIFF\n"
+        "      DOUBLE PRECISION MPI_WTIME, MPI_WTICK\n"
+        "      DOUBLE PRECISION PMPI_WTIME, PMPI_WTICK\n"
+        "      INTEGER(KIND=MPI_ADDRESS_KIND) MPI_AINT_ADD, MPI_AINT_DIFF\n"
+        "      INTEGER(KIND=MPI_ADDRESS_KIND) PMPI_AINT_ADD\n"
+        "      INTEGER(KIND=MPI_ADDRESS_KIND) PMPI_AINT_DIFF\n",
+        out);
+}
+
+static void write_module(FILE *out, int typed_handles) {
+  const char *module = typed_handles ? "tern_mpi_f08_constants" : "tern_mpi_constants";
+  fprintf(out, "! %s\nmodule %s\n", kGenerated, module);
+  if (typed_handles) fputs("  use tern_mpi_f08_types\n", out);
+  fputs("  implicit none\n  public\n", out);
+  for (int i = 0; i < kConstants; ++i) {
+    const struct constant *c = &constants[i];
+    if (typed_handles && c->handle_type != NULL) {
+      fprintf(out, "  type(MPI_%s), parameter :: %s = MPI_%s(%lld)\n", c->handle_type, c->name, c->handle_type,
+              c->value);
+    } else {
+      fprintf(out, "  integer, parameter :: %s = %lld\n", c->name, c->value);
+    }
+  }
+  fprintf(out, "end module %s\n", module);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 4) {
+    fprintf(stderr, "usage: %s <mpif.h> <tern_mpi_constants.f90> <tern_mpi_f08_constants.f90>\n", argv[0]);
+    return 2;
+  }
+  FILE *mpif = open_output(argv[1]);
+  write_mpif_h(mpif);
+  close_output(mpif, argv[1]);
+  for (int typed = 0; typed <= 1; ++typed) {
+    FILE *module = open_output(argv[2 + typed]);
+    write_module(module, typed);
+    close_output(module, argv[2 + typed]);
+  }
+  return 0;
+}

@@ -1,0 +1,117 @@
+// What every Fortran entry point needs: the Fortran sentinels, the error
+// argument, and the conversions between Fortran's and C's views of statuses,
+// logicals, indices and strings.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+
+// The sentinels are Fortran variables (common blocks of mpif.h and of the mpi
+// and mpi_f08 modules) defined here, so that an argument's address says
+// whether the program passed MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE or
+// MPI_STATUSES_IGNORE. gfortran names common block /name/ name_.
+extern "C" {
+extern MPI_Fint tern_mpi_bottom_[];
+extern MPI_Fint tern_mpi_in_place_[];
+extern MPI_Fint tern_mpi_status_ignore_[];
+extern MPI_Fint tern_mpi_statuses_ignore_[];
+}
+
+// mpi_<name>_ is a weak alias of pmpi_<name>_, as MPI_ names are of PMPI_ ones
+// in C, so that a Fortran profiling library can define mpi_<name>_.
+#define TERN_FORTRAN_WEAK_ALIAS(name) \
+  decltype(pmpi_##name##_) mpi_##name##_ __attribute__((weak, alias("pmpi_" #name "_")));
+
+namespace tern::fortran {
+
+// A Fortran status is MPI_STATUS_SIZE integers holding a C MPI_Status's bytes.
+inline constexpr int kStatusSize = sizeof(MPI_Status) / sizeof(MPI_Fint);
+static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0, "a C status must fill whole Fortran integers");
+
+inline void* buffer(void* address) {
+  if (address == tern_mpi_bottom_) return MPI_BOTTOM;
+  if (address == tern_mpi_in_place_) return MPI_IN_PLACE;
+  return address;
+}
+
+// ierror is optional in mpi_f08; an absent optional argument arrives as NULL.
+inline void set_error(MPI_Fint* ierror, int rc) {
+  if (ierror != nullptr) *ierror = rc;
+}
+
+// gfortran's .TRUE. is 1; any other non-zero value is taken as true too.
+inline int from_logical(MPI_Fint value) { return value != 0 ? 1 : 0; }
+inline MPI_Fint to_logical(int value) { return value != 0 ? 1 : 0; }
+
+inline bool is_status_ignore(const MPI_Fint* status) {
+  return status == tern_mpi_status_ignore_ || status == tern_mpi_statuses_ignore_;
+}
+
+inline MPI_Status status_from_fortran(const MPI_Fint* status) {
+  MPI_Status converted{};
+  std::memcpy(&converted, status, sizeof(converted));
+  return converted;
+}
+
+inline void status_to_fortran(const MPI_Status& status, MPI_Fint* out) {
+  std::memcpy(out, &status, sizeof(status));
+}
+
+// A status argument: the C call fills a properly aligned MPI_Status, store()
+// copies it out unless the program passed MPI_STATUS_IGNORE.
+class StatusOut {
+ public:
+  explicit StatusOut(MPI_Fint* fortran) : fortran_(fortran) {}
+  MPI_Status* get() { return is_status_ignore(fortran_) ? MPI_STATUS_IGNORE : &status_; }
+  void store() const {
+    if (!is_status_ignore(fortran_)) status_to_fortran(status_, fortran_);
+  }
+
+ private:
+  MPI_Fint* fortran_;
+  MPI_Status status_{};
+};
+
+// An array of statuses (Waitall, Waitsome, ...), with MPI_STATUSES_IGNORE.
+class StatusArrayOut {
+ public:
+  StatusArrayOut(MPI_Fint* fortran, MPI_Fint count)
+      : fortran_(fortran), statuses_(is_status_ignore(fortran) || count <= 0 ? 0 : count) {}
+  MPI_Status* get() { return is_status_ignore(fortran_) ? MPI_STATUSES_IGNORE : statuses_.data(); }
+  void store() const {
+    for (std::size_t i = 0; i < statuses_.size(); ++i) status_to_fortran(statuses_[i], fortran_ + i * kStatusSize);
+  }
+
+ private:
+  MPI_Fint* fortran_;
+  std::vector<MPI_Status> statuses_;
+};
+
+// Fortran counts array elements from 1.
+inline void index_to_fortran(MPI_Fint* index) {
+  if (*index != MPI_UNDEFINED) *index += 1;
+}
+
+inline void indices_to_fortran(MPI_Fint* indices, MPI_Fint count) {
+  if (count == MPI_UNDEFINED) return;
+  for (MPI_Fint i = 0; i < count; ++i) indices[i] += 1;
+}
+
+// A C string into a CHARACTER(LEN=length) argument: cut to fit, blank-padded.
+inline void store_string(char* out, std::size_t length, const char* text) {
+  const std::size_t used = std::min(std::strlen(text), length);
+  std::memcpy(out, text, used);
+  std::memset(out + used, ' ', length - used);
+}
+
+// A CHARACTER argument as a C string: Fortran pads with trailing blanks.
+inline std::string trimmed(const char* text, std::size_t length) {
+  while (length > 0 && text[length - 1] == ' ') --length;
+  return std::string(text, length);
+}
+
+}  // namespace tern::fortran

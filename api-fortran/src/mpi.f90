@@ -1,0 +1,22 @@
+! `use mpi`: the constants, the sentinels and explicit interfaces for every
+! binding (the interfaces are generated, one module per family).
+module mpi
+  use tern_mpi_constants
+  use tern_mpi_env
+  use tern_mpi_comm
+  use tern_mpi_p2p
+  use tern_mpi_request
+  use tern_mpi_coll
+  use tern_mpi_datatype
+  implicit none
+  public
+
+  ! The same common blocks as mpif.h's: the library recognises these addresses.
+  integer :: MPI_BOTTOM, MPI_IN_PLACE
+  integer :: MPI_STATUS_IGNORE(MPI_STATUS_SIZE)
+  integer :: MPI_STATUSES_IGNORE(MPI_STATUS_SIZE, 1)
+  common /tern_mpi_bottom/ MPI_BOTTOM
+  common /tern_mpi_in_place/ MPI_IN_PLACE
+  common /tern_mpi_status_ignore/ MPI_STATUS_IGNORE
+  common /tern_mpi_statuses_ignore/ MPI_STATUSES_IGNORE
+end module mpi

@@ -1,0 +1,33 @@
+! `use mpi_f08`: typed handles, type(MPI_Status), an optional ierror, and
+! the conversions between a status of mpif.h or `use mpi` (an integer array)
+! and a type(MPI_Status).
+module mpi_f08
+  use tern_mpi_f08_types
+  use tern_mpi_f08_constants
+  use tern_mpi_f08_env
+  use tern_mpi_f08_comm
+  use tern_mpi_f08_p2p
+  use tern_mpi_f08_request
+  use tern_mpi_f08_coll
+  use tern_mpi_f08_datatype
+  implicit none
+  public
+
+  interface
+    subroutine MPI_Status_f2f08(f_status, f08_status, ierror)
+      import
+      implicit none
+      integer, intent(in) :: f_status(MPI_STATUS_SIZE)
+      type(MPI_Status), intent(out) :: f08_status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Status_f2f08
+
+    subroutine MPI_Status_f082f(f08_status, f_status, ierror)
+      import
+      implicit none
+      type(MPI_Status), intent(in) :: f08_status
+      integer, intent(out) :: f_status(MPI_STATUS_SIZE)
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Status_f082f
+  end interface
+end module mpi_f08

@@ -1,0 +1,41 @@
+! mpi_f08's types. A handle is its C handle (MPI_VAL, tern_mpi_f08_handles),
+! and type(MPI_Status) has the C status's layout, so both pass by reference
+! to the same entry points as the integers of mpif.h and `use mpi`.
+module tern_mpi_f08_types
+  use, intrinsic :: iso_c_binding, only: c_int, c_ptr
+  use tern_mpi_constants, only: MPI_STATUS_SIZE
+  use tern_mpi_f08_handles
+  implicit none
+  private
+  public :: MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_Group, MPI_Info, MPI_Message, MPI_Op, MPI_Request
+  public :: operator(==), operator(/=)
+
+  ! MPI_SOURCE, MPI_TAG and MPI_ERROR are the C status's first three fields;
+  ! the rest (cancelled flag, byte count) belongs to the library.
+  type, bind(C), public :: MPI_Status
+    integer(c_int) :: MPI_SOURCE
+    integer(c_int) :: MPI_TAG
+    integer(c_int) :: MPI_ERROR
+    integer(c_int) :: tern_internal(MPI_STATUS_SIZE - 3)
+  end type MPI_Status
+
+  ! The same common blocks as mpif.h's and the mpi module's.
+  integer, public :: MPI_BOTTOM, MPI_IN_PLACE
+  type(MPI_Status), public :: MPI_STATUS_IGNORE
+  type(MPI_Status), public :: MPI_STATUSES_IGNORE(1)
+  common /tern_mpi_bottom/ MPI_BOTTOM
+  common /tern_mpi_in_place/ MPI_IN_PLACE
+  common /tern_mpi_status_ignore/ MPI_STATUS_IGNORE
+  common /tern_mpi_statuses_ignore/ MPI_STATUSES_IGNORE
+
+  abstract interface
+    subroutine MPI_User_function(invec, inoutvec, len, datatype)
+      import :: c_ptr, MPI_Datatype
+      implicit none
+      type(c_ptr), value :: invec, inoutvec
+      integer :: len
+      type(MPI_Datatype) :: datatype
+    end subroutine MPI_User_function
+  end interface
+  public :: MPI_User_function
+end module tern_mpi_f08_types

@@ -1,0 +1,73 @@
+// Fortran entry points whose arguments do not map one to one onto the C
+// call: no argc/argv, functions with results, attribute values given by
+// value, the MPI-1 forms that take default integers for addresses.
+#include <vector>
+
+#include "fortran_support.hpp"
+
+extern "C" {
+
+void pmpi_init_(MPI_Fint* ierror) { tern::fortran::set_error(ierror, PMPI_Init(nullptr, nullptr)); }
+TERN_FORTRAN_WEAK_ALIAS(init)
+
+void pmpi_init_thread_(const MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierror) {
+  tern::fortran::set_error(ierror, PMPI_Init_thread(nullptr, nullptr, *required, provided));
+}
+TERN_FORTRAN_WEAK_ALIAS(init_thread)
+
+double pmpi_wtime_() { return PMPI_Wtime(); }
+TERN_FORTRAN_WEAK_ALIAS(wtime)
+
+double pmpi_wtick_() { return PMPI_Wtick(); }
+TERN_FORTRAN_WEAK_ALIAS(wtick)
+
+MPI_Aint pmpi_aint_add_(const MPI_Aint* base, const MPI_Aint* disp) { return PMPI_Aint_add(*base, *disp); }
+TERN_FORTRAN_WEAK_ALIAS(aint_add)
+
+MPI_Aint pmpi_aint_diff_(const MPI_Aint* addr1, const MPI_Aint* addr2) { return PMPI_Aint_diff(*addr1, *addr2); }
+TERN_FORTRAN_WEAK_ALIAS(aint_diff)
+
+// C hands back a pointer to the value; Fortran takes the value itself.
+void pmpi_comm_get_attr_(const MPI_Fint* comm, const MPI_Fint* comm_keyval, MPI_Aint* attribute_val,
+                         MPI_Fint* flag, MPI_Fint* ierror) {
+  void* value = nullptr;
+  int found = 0;
+  const int rc = PMPI_Comm_get_attr(*comm, *comm_keyval, &value, &found);
+  if (rc == MPI_SUCCESS && found) *attribute_val = *static_cast<const int*>(value);
+  *flag = tern::fortran::to_logical(found);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_get_attr)
+
+// The old form's buffer_addr is a choice buffer the program already knows;
+// nothing is written into it. mpi_f08's is a type(c_ptr) that receives it.
+void pmpi_buffer_detach_(void* buffer_addr, MPI_Fint* size, MPI_Fint* ierror) {
+  (void)buffer_addr;
+  void* detached = nullptr;
+  tern::fortran::set_error(ierror, PMPI_Buffer_detach(&detached, size));
+}
+TERN_FORTRAN_WEAK_ALIAS(buffer_detach)
+
+void tern_mpi_f08_buffer_detach_(void** buffer_addr, MPI_Fint* size, MPI_Fint* ierror) {
+  tern::fortran::set_error(ierror, PMPI_Buffer_detach(buffer_addr, size));
+}
+
+// MPI-1's MPI_TYPE_HVECTOR and MPI_TYPE_HINDEXED take default integers for
+// byte displacements.
+void pmpi_type_hvector_(const MPI_Fint* count, const MPI_Fint* blocklength, const MPI_Fint* stride,
+                        const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+  tern::fortran::set_error(ierror, PMPI_Type_create_hvector(*count, *blocklength, *stride, *oldtype, newtype));
+}
+TERN_FORTRAN_WEAK_ALIAS(type_hvector)
+
+void pmpi_type_hindexed_(const MPI_Fint* count, const MPI_Fint* array_of_blocklengths,
+                         const MPI_Fint* array_of_displacements, const MPI_Fint* oldtype, MPI_Fint* newtype,
+                         MPI_Fint* ierror) {
+  std::vector<MPI_Aint> displacements(*count > 0 ? *count : 0);
+  for (std::size_t i = 0; i < displacements.size(); ++i) displacements[i] = array_of_displacements[i];
+  tern::fortran::set_error(ierror, PMPI_Type_create_hindexed(*count, array_of_blocklengths, displacements.data(),
+                                                             *oldtype, newtype));
+}
+TERN_FORTRAN_WEAK_ALIAS(type_hindexed)
+
+}  // extern "C"

@@ -8,6 +8,11 @@ namespace tern::engine {
 
 void WorkerImpl::on_tag_completion(void* arg, const transport::TagDeviceCompletion& completion) {
   auto& worker = *static_cast<WorkerImpl*>(arg);
+  // Unmatched by the device: software matches it as any eager message.
+  if (completion.unexpected != nullptr) {
+    (void)proto::on_eager(arg, completion.unexpected, sizeof(uint64_t) + completion.length);
+    return;
+  }
   tag::ExpectedEntry* entry = worker.offload_.completed(completion.slot);
   if (TERN_UNLIKELY(entry == nullptr)) {
     TERN_LOG(Error, "tag device: a completion names slot %u, which holds no receive of ours", completion.slot);

@@ -89,8 +89,10 @@ Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t len
     return Status::InvalidParam;
   }
   ++ep->sends_posted;
-  // A receive the peer's tag device holds takes the message at once.
-  if (TERN_UNLIKELY(length >= offload_send_threshold_) && ep->send_queue.empty() && length <= kMaxMessageLength) {
+  // A receive the peer's tag device holds takes the message at once (verbs:
+  // the peer's HCA matches it there, or it arrives as an eager message).
+  if (TERN_UNLIKELY(length >= offload_send_threshold_) && ep->send_queue.empty() && length <= kMaxMessageLength &&
+      ((flags & kSendSync) == 0 || ep->lane->tag_offload_matches_at_send())) {
     const Status status = ep->lane->tag_offload_send(tag, uuid_, buffer, length);
     if (status != Status::NotFound) return status;
   }

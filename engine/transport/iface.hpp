@@ -158,6 +158,10 @@ class Ep {
                                                 std::size_t /*length*/) {
     return Status::NotFound;
   }
+  // Whether tag_offload_send's Ok says a posted receive took the message
+  // (shm), or only that it left for the peer's device, which may find no
+  // receive for it (verbs): a synchronous send needs the former.
+  [[nodiscard]] virtual bool tag_offload_matches_at_send() const noexcept { return true; }
   // Ok when every operation issued so far has completed; otherwise InProgress
   // and `comp` (if not null) finishes once they have.
   [[nodiscard]] virtual Status flush(Completion* comp) = 0;

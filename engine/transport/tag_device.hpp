@@ -16,13 +16,19 @@
 
 namespace tern::engine::transport {
 
-// A receive of the device that a sender filled.
+// A receive of the device that a sender filled, or a message that came
+// to the device unmatched.
 struct TagDeviceCompletion {
   uint32_t slot = 0;         // what post() returned for it
   uint64_t tag = 0;          // the message's tag
   uint64_t length = 0;       // the message's length (more than the buffer: truncated)
   uint64_t sender_uuid = 0;  // the worker that sent it, as the sender wrote it
   Status status = Status::Ok;  // IoError when the sender could not write the buffer
+  // Set when the device matched no receive (verbs: a tagged send the HCA
+  // found no entry for): the message as the eager active message lays it
+  // out, the tag (8 bytes, host order) then `length` bytes of payload;
+  // `slot` names nothing then, and the sender is not known.
+  const std::byte* unexpected = nullptr;
 };
 
 // Called from the iface's progress for each receive a sender filled; the

@@ -45,9 +45,17 @@ void print_transport(const char* name, std::unique_ptr<transport::Iface> iface, 
   std::printf("        rendezvous from %zu B (from Worker::mem_alloc memory: %zu B)\n", attr.rndv_threshold,
               attr.rndv_threshold_mapped);
   const tern::runtime::Config& config = tern::runtime::global_config();
+  const bool verbs = std::strcmp(attr.name, "verbs") == 0;
   if (transport::TagDevice* device = iface->tag_device()) {
-    std::printf("        tag-matching device: %s, %u posted receives from %zu B (local senders match and write them)\n",
-                device->name(), device->capacity(), config.tm_threshold);
+    std::printf("        tag-matching device: %s, %u posted receives from %zu B (%s)\n", device->name(),
+                device->capacity(), config.tm_threshold,
+                verbs ? "the HCA matches peers' tagged sends; eager only, up to one fragment"
+                      : "local senders match and write them");
+  } else if (verbs) {
+    std::printf("        tag-matching device: none (%s)\n",
+                config.tm_offload != tern::runtime::Switch::On ? "the HCA's is used with TERN_TM_OFFLOAD=on"
+                : config.tm_capacity == 0                    ? "TERN_TM_CAPACITY=0"
+                                                             : "the device has no tag matching");
   } else if (std::strcmp(attr.name, "shm") == 0) {
     std::printf("        tag-matching device: none (%s)\n",
                 config.tm_offload == tern::runtime::Switch::Off ? "TERN_TM_OFFLOAD=off"
@@ -99,11 +107,11 @@ int main(int argc, char** argv) {
     std::printf("\n");
   }
   std::string why;
-  auto verbs = transport::verbs::VerbsIface::create(params, transport::verbs::default_provider(config), {}, status,
-                                                    &why);
+  auto verbs = transport::verbs::VerbsIface::create(params, transport::verbs::default_provider(config),
+                                                    transport::verbs::limits_for(config), status, &why);
   if (verbs) {
     const transport::verbs::DeviceInfo& device = verbs->device();
-    std::printf("  verbs on %s port %u (%s, lid %u, MTU %u)%s; hardware tag matching: %u tags (not used yet)\n",
+    std::printf("  verbs on %s port %u (%s, lid %u, MTU %u)%s; hardware tag matching: %u tags\n",
                 device.name.c_str(), unsigned{device.port},
                 device.link_layer == transport::verbs::LinkLayer::Ethernet ? "RoCE" : "InfiniBand",
                 unsigned{device.lid}, device.active_mtu,

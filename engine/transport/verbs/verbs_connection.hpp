@@ -60,6 +60,17 @@ struct Connection {
   std::chrono::steady_clock::time_point next_request{};
   std::chrono::steady_clock::time_point give_up{};
   unsigned eps = 0;  // endpoints on it
+  bool peer_tags = false;  // the peer's SRQ matches tags: our messages carry a tag-matching header
+  // The sender's rule of tagged sends (verbs_tag_device.hpp): a tagged send
+  // goes only once the peer has handled every ordinary message we sent it.
+  uint64_t ordinary_sent = 0;        // ordinary messages we sent to a TM peer
+  uint64_t* peer_handled = nullptr;  // our word the peer writes its count of them into
+  // The receiver's side: our count of the peer's ordinary messages handled,
+  // and the peer's word we write it into (RDMA WRITE).
+  uint64_t handled = 0;
+  bool handled_unreported = false;
+  uint64_t handled_address = 0;
+  uint32_t handled_rkey = 0;
 
   [[nodiscard]] bool can_send() const noexcept {
     return state == State::Open && credits > 0 && unposted == 0 && !pending.blocks_sends();

@@ -42,6 +42,11 @@ Status VerbsEp::atomic(const AtomicArgs& args, RemoteMemory remote, Completion* 
   return iface_.start_atomic(connection_, this, args, remote, comp);
 }
 
+Status VerbsEp::tag_offload_send(uint64_t tag, uint64_t /*sender_uuid*/, const void* buffer, std::size_t length) {
+  if (TERN_UNLIKELY(buffer == nullptr && length != 0)) return Status::InvalidParam;
+  return iface_.send_tagged(connection_, tag, buffer, length);
+}
+
 std::string VerbsEp::route() const { return iface_.route(); }
 
 Status VerbsEp::flush(Completion* comp) { return iface_.start_flush(connection_, comp); }

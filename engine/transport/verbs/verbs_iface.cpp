@@ -32,6 +32,14 @@ std::unique_ptr<Provider> default_provider(const runtime::Config& config) {
   return make_ibv_provider();
 }
 
+VerbsLimits limits_for(const runtime::Config& config) {
+  VerbsLimits limits;
+  // Hardware tag matching only when asked for: it has not run on a device
+  // yet, and it puts every message through the device's unexpected path.
+  if (config.tm_offload == runtime::Switch::On) limits.tag_capacity = static_cast<uint32_t>(config.tm_capacity);
+  return limits;
+}
+
 std::string unavailable_reason(const runtime::Config& config) {
   std::string why;
   if (default_provider(config)->list_devices(why).empty()) return why.empty() ? "no RDMA device" : why;
@@ -46,7 +54,8 @@ VerbsIface::VerbsIface(const IfaceParams& params, std::unique_ptr<Provider> prov
       provider_(std::move(provider)) {
   attr_.name = "verbs";
   attr_.flags = kCapAmShort | kCapAmBcopy | kCapGetZcopy | kCapPutZcopy | kCapWakeup | kCapRma;
-  attr_.max_bcopy = limits_.buffer_size;
+  // Room for the tag-matching header that messages to a TM peer carry.
+  attr_.max_bcopy = limits_.buffer_size - kTagHeaderBytes;
   attr_.max_short = attr_.max_bcopy - sizeof(uint64_t);
   attr_.max_zcopy = SIZE_MAX;
   // Not measured yet (no hardware): UCX's RC default, where a registration
@@ -92,11 +101,16 @@ Status VerbsIface::open(const std::string& device, std::string& why) {
     why = "cannot allocate a protection domain on " + device;
     return status;
   }
-  if (cq_ = context_->create_cq(std::min(cq_entries, info.max_cqe), status); !cq_) {
+  const bool tags = limits_.tag_capacity != 0 && info.tm_max_tags != 0;
+  cq_ = tags ? context_->create_tag_cq(std::min(cq_entries, info.max_cqe), status)
+             : context_->create_cq(std::min(cq_entries, info.max_cqe), status);
+  if (!cq_) {
     why = "cannot create a completion queue on " + device;
     return status;
   }
-  if (srq_ = pd_->create_srq(limits_.rx_buffers, status); !srq_) {
+  if (tags) {
+    if (Status s = open_tag_matching(why); s != Status::Ok) return s;
+  } else if (srq_ = pd_->create_srq(limits_.rx_buffers, status); !srq_) {
     why = "cannot create a shared receive queue on " + device;
     return status;
   }
@@ -115,7 +129,19 @@ Status VerbsIface::open(const std::string& device, std::string& why) {
     }
     return status;
   }
+  handled_words_.assign(limits_.max_connections, 0);
+  handled_mr_ = pd_->reg_mr(handled_words_.data(), handled_words_.size() * sizeof(uint64_t),
+                            kAccessLocalWrite | kAccessRemoteWrite, status);
+  if (!handled_mr_) {
+    why = "cannot register the connections' counters on " + device;
+    return status;
+  }
   mr_cache_ = std::make_unique<MrCache>(*pd_);
+  if (tag_srq_ != nullptr) {
+    const uint32_t capacity = std::min(limits_.tag_capacity, info.tm_max_tags);
+    tag_device_ = std::make_unique<VerbsTagDevice>(*this, *tag_srq_, *mr_cache_, capacity);
+    own_.tag_matching = true;
+  }
   for (uint32_t i = 0; i < limits_.rx_buffers; ++i) {
     if (Status s = post_rx(i); s != Status::Ok) {
       why = "cannot post receives on " + device;
@@ -222,6 +248,7 @@ Ep* VerbsIface::create_ep(std::span<const std::byte> remote_address, Status& sta
     c = new_connection(remote.worker_uuid, status);
     if (c == nullptr) return nullptr;
     c->peer_secret = remote.secret;
+    c->peer_tags = remote.tag_matching;
     c->peer_ud_qpn = remote.ud_qpn;
     c->peer_ud = peer_service(remote.port);
     if (!c->peer_ud) {
@@ -293,9 +320,11 @@ unsigned VerbsIface::progress() {
     }
     for (int i = 0; i < n; ++i) handle(wcs[i]);
     handled += static_cast<unsigned>(n);
-    if (n < static_cast<int>(std::size(wcs))) break;
+    // What the tag device's waits kept came after these: it goes first.
+    if (n < static_cast<int>(std::size(wcs)) || !stash_.empty()) break;
   }
   if (TERN_UNLIKELY(connecting_ > 0)) repeat_requests();
+  if (TERN_UNLIKELY(!unreported_.empty())) report_handled();
   if (TERN_UNLIKELY(!ready_.empty()) && !dispatching_) {
     // Swapped with a scratch list that keeps its capacity: dispatching may
     // schedule connections again (and, were an entry to progress us, must
@@ -336,6 +365,8 @@ void VerbsIface::handle(const WorkCompletion& wc) {
       if (it != by_qpn_.end()) on_send_done(*it->second, wc);
       return;
     }
+    case kWrTag:
+    case kWrTagOp: on_tag_completion(wc); return;
   }
   TERN_LOG(Error, "verbs: a completion of unknown origin (wr_id %016llx)", static_cast<unsigned long long>(wc.wr_id));
 }
@@ -345,24 +376,37 @@ void VerbsIface::on_receive(const WorkCompletion& wc) {
   if (TERN_UNLIKELY(index >= limits_.rx_buffers)) return;
   auto it = by_qpn_.find(wc.qp_num);
   Connection* c = it == by_qpn_.end() ? nullptr : it->second;
+  // Every message to a TM SRQ is one the device counted as unexpected
+  // (verbs_tag_device.hpp): handled once this returns.
+  const bool counted = tag_device_ != nullptr && (wc.status == WcStatus::Success || (wc.tag_flags & kWcTagged) != 0);
   if (TERN_LIKELY(wc.status == WcStatus::Success) && c != nullptr && c->state != Connection::State::Failed) {
-    const uint32_t id = wc.imm;
+    const std::byte* data = slab_at(std::size_t{index} * limits_.buffer_size);
+    uint32_t length = wc.byte_len;
+    uint32_t id = wc.imm;
+    bool has_id = wc.has_imm;
+    if (tag_device_ != nullptr) {
+      has_id = strip_tag_header(data, length, id);
+      if (has_id && id != kAppContextTagged) count_ordinary(*c);
+    }
     // The requester's first message: its QP is ready, ours may send.
     if (TERN_UNLIKELY(c->state == Connection::State::Accepted)) open_connection(*c);
-    if (TERN_UNLIKELY(wc.has_imm && id == kImmReady && wc.byte_len == 0)) {
+    if (TERN_UNLIKELY(has_id && id == kImmReady && length == 0)) {
       // Nothing to deliver.
-    } else if (TERN_UNLIKELY(!wc.has_imm || id >= kMaxAmId || wc.byte_len < sizeof(uint64_t) ||
-                             wc.byte_len > limits_.buffer_size)) {
+    } else if (TERN_UNLIKELY(has_id && id == kAppContextTagged && tag_device_ != nullptr)) {
+      // A tagged send the device matched to nothing.
+      tag_device_->on_unexpected(slab_at(std::size_t{index} * limits_.buffer_size), length);
+    } else if (TERN_UNLIKELY(!has_id || id >= kMaxAmId || length < sizeof(uint64_t) ||
+                             length > limits_.buffer_size)) {
       connection_failed(*c, "an active message with a bad id or length");
     } else if (const Handler& handler = handlers_[id]; handler.fn != nullptr) {
-      const std::byte* data = slab_at(std::size_t{index} * limits_.buffer_size);
-      if (TERN_UNLIKELY(!handler.fn(handler.arg, data, wc.byte_len))) {
+      if (TERN_UNLIKELY(!handler.fn(handler.arg, data, length))) {
         connection_failed(*c, "a malformed active message");
       }
     }
   } else if (wc.status != WcStatus::Success && wc.status != WcStatus::Flushed) {
     TERN_LOG(Error, "verbs: a receive failed: %s", to_string(wc.status));
   }
+  if (counted) tag_device_->count_handled();
   // The SRQ is the only flow control: give the buffer back at once.
   if (Status s = post_rx(index); TERN_UNLIKELY(s != Status::Ok)) {
     TERN_LOG(Error, "verbs: cannot post a receive again: %s", tern::to_string(s));
@@ -457,10 +501,11 @@ Status VerbsIface::send_am(Connection& c, uint8_t id, const void* first, std::si
   if (TERN_UNLIKELY(!c.can_send())) {
     return c.state == Connection::State::Failed ? Status::IoError : Status::WouldBlock;
   }
-  const std::size_t total = first_length + second_length;
+  const std::size_t header = c.peer_tags ? kTagHeaderBytes : 0;
+  const std::size_t total = header + first_length + second_length;
   Op op;
   op.kind = Op::Kind::Send;
-  op.wr.op = SendOp::SendWithImm;
+  op.wr.op = c.peer_tags ? SendOp::Send : SendOp::SendWithImm;
   op.wr.imm = id;
   std::byte staging[256];
   std::byte* data = staging;
@@ -472,14 +517,16 @@ Status VerbsIface::send_am(Connection& c, uint8_t id, const void* first, std::si
     free_tx_.pop_back();
     data = slab_at(tx_offset_ + std::size_t(op.tx_buffer) * limits_.buffer_size);
   }
-  std::memcpy(data, first, first_length);
-  if (second_length != 0) std::memcpy(data + first_length, second, second_length);
+  (void)put_tag_header(c, id, kUntaggedTag, data);
+  std::memcpy(data + header, first, first_length);
+  if (second_length != 0) std::memcpy(data + header + first_length, second, second_length);
   op.wr.sge = {reinterpret_cast<uint64_t>(data), static_cast<uint32_t>(total), slab_mr_->lkey()};
   if (Status s = post(c, op); s != Status::Ok) {
     if (op.tx_buffer >= 0) free_tx_.push_back(op.tx_buffer);
     return s == Status::WouldBlock ? s : Status::IoError;
   }
   c.ops.push_back(std::move(op));
+  c.ordinary_sent += c.peer_tags ? 1 : 0;
   return Status::Ok;
 }
 
@@ -489,22 +536,24 @@ ssize_t VerbsIface::send_bcopy(Connection& c, uint8_t id, PackCallback pack, voi
   }
   const int32_t buffer = free_tx_.back();
   std::byte* data = slab_at(tx_offset_ + std::size_t(buffer) * limits_.buffer_size);
-  const std::size_t packed = pack(data, limits_.buffer_size, arg);
-  if (packed > limits_.buffer_size) return static_cast<ssize_t>(Status::InvalidParam);
+  const std::size_t header = put_tag_header(c, id, kUntaggedTag, data);
+  const std::size_t packed = pack(data + header, attr_.max_bcopy, arg);
+  if (packed > attr_.max_bcopy) return static_cast<ssize_t>(Status::InvalidParam);
   free_tx_.pop_back();
   Op op;
   op.kind = Op::Kind::Send;
-  op.wr.op = SendOp::SendWithImm;
+  op.wr.op = c.peer_tags ? SendOp::Send : SendOp::SendWithImm;
   op.wr.imm = id;
-  op.wr.sge = {reinterpret_cast<uint64_t>(data), static_cast<uint32_t>(packed), slab_mr_->lkey()};
+  op.wr.sge = {reinterpret_cast<uint64_t>(data), static_cast<uint32_t>(header + packed), slab_mr_->lkey()};
   // Small messages go inline (the device reads no buffer), so the buffer is
   // free again at once.
-  op.wr.inline_data = packed <= c.qp->max_inline();
+  op.wr.inline_data = header + packed <= c.qp->max_inline();
   if (!op.wr.inline_data) op.tx_buffer = buffer;
   const Status status = post(c, op);
   if (op.wr.inline_data || status != Status::Ok) free_tx_.push_back(buffer);
   if (status != Status::Ok) return static_cast<ssize_t>(status == Status::WouldBlock ? status : Status::IoError);
   c.ops.push_back(std::move(op));
+  c.ordinary_sent += c.peer_tags ? 1 : 0;
   return static_cast<ssize_t>(packed);
 }
 
@@ -613,7 +662,8 @@ void VerbsIface::connection_failed(Connection& c, const char* why) {
 }  // namespace verbs
 
 std::unique_ptr<Iface> create_verbs_iface(const IfaceParams& params, Status& status) {
-  return verbs::VerbsIface::create(params, verbs::default_provider(params.config), verbs::VerbsLimits{}, status);
+  return verbs::VerbsIface::create(params, verbs::default_provider(params.config), verbs::limits_for(params.config),
+                                   status);
 }
 
 }  // namespace tern::engine::transport

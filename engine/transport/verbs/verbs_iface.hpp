@@ -52,12 +52,15 @@
 #include "verbs_connection.hpp"
 #include "verbs_ep.hpp"
 #include "verbs_mr_cache.hpp"
+#include "verbs_tag_device.hpp"
 #include "verbs_wire.hpp"
 
 namespace tern::engine::transport::verbs {
 
 // What a completion is for: the top byte of its wr_id.
-enum WrKind : uint64_t { kWrRx = 1, kWrUdRx = 2, kWrUdTx = 3, kWrRc = 4 };
+// kWrTag: a tagged buffer of the tag device (index: its slot); kWrTagOp:
+// one of its list operations.
+enum WrKind : uint64_t { kWrRx = 1, kWrUdRx = 2, kWrUdTx = 3, kWrRc = 4, kWrTag = 5, kWrTagOp = 6 };
 constexpr uint64_t wr_id(WrKind kind, uint64_t index) { return (uint64_t{kind} << 56) | index; }
 constexpr WrKind wr_kind(uint64_t id) { return static_cast<WrKind>(id >> 56); }
 constexpr uint32_t wr_index(uint64_t id) { return static_cast<uint32_t>(id); }
@@ -83,6 +86,9 @@ struct VerbsLimits {
   uint32_t max_connections = 256;
   uint32_t max_inline = 128;     // asked for; the QP says what it grants
   uint32_t atomic_slots = 256;
+  // Receives the hardware tag-matching device holds (verbs_tag_device.hpp);
+  // 0, or a device without tag matching: none, and the SRQ is a basic one.
+  uint32_t tag_capacity = 0;
 };
 
 class VerbsIface final : public Iface {
@@ -107,6 +113,7 @@ class VerbsIface final : public Iface {
   [[nodiscard]] Status arm() override;
   void disarm() override { cq_->consume_event(); }
   [[nodiscard]] uint64_t mem_register(const void* base, std::size_t length) override;
+  [[nodiscard]] TagDevice* tag_device() noexcept override { return tag_device_.get(); }
 
   // --- for endpoints
   [[nodiscard]] Status send_am(Connection& c, uint8_t id, const void* first, std::size_t first_length,
@@ -117,6 +124,13 @@ class VerbsIface final : public Iface {
   [[nodiscard]] Status start_atomic(Connection& c, const VerbsEp* ep, const AtomicArgs& args, RemoteMemory remote,
                                     Completion* comp);
   [[nodiscard]] Status start_flush(Connection& c, Completion* comp);
+  // A tagged eager send that the peer's tag device may match (verbs_iface_tags.cpp):
+  // NotFound when the peer has none, the message does not fit one buffer
+  // or the connection cannot send now.
+  [[nodiscard]] Status send_tagged(Connection& c, uint64_t tag, const void* buffer, std::size_t length);
+  // For the tag device: polls the CQ once while it waits for a list
+  // operation, and keeps what else came for the next progress().
+  void poll_for_tag_device();
   [[nodiscard]] uint64_t offer(const void* local, std::size_t length);
   // Whether a send on `c` would find a send-queue slot and a buffer.
   [[nodiscard]] bool has_room(const Connection& c) const noexcept { return c.can_send() && !free_tx_.empty(); }
@@ -129,6 +143,7 @@ class VerbsIface final : public Iface {
   // "on mlx5_0 port 1", for the log line that says how a peer is reached.
   [[nodiscard]] std::string route() const;
   [[nodiscard]] std::size_t connections() const noexcept { return by_uuid_.size(); }
+  [[nodiscard]] const VerbsTagDevice* verbs_tag_device() const noexcept { return tag_device_.get(); }
 
  private:
   struct Handler {
@@ -149,6 +164,18 @@ class VerbsIface final : public Iface {
 
   void handle(const WorkCompletion& wc);
   void on_receive(const WorkCompletion& wc);
+  // Tag matching (verbs_iface_tags.cpp).
+  [[nodiscard]] Status open_tag_matching(std::string& why);
+  // Writes the tag-matching header a message on `c` needs (if any) at `to`; its size.
+  std::size_t put_tag_header(const Connection& c, uint32_t app_context, uint64_t tag, std::byte* to) const noexcept;
+  // A message to our TM SRQ: finds its active-message id after the header.
+  // False for one without a valid header.
+  [[nodiscard]] bool strip_tag_header(const std::byte*& data, uint32_t& length, uint32_t& id) const noexcept;
+  void on_tag_completion(const WorkCompletion& wc);
+  // As a TM receiver: counts an ordinary message of `c` handled, and tells
+  // the sender at the end of progress (report_handled).
+  void count_ordinary(Connection& c);
+  void report_handled();
   void on_send_done(Connection& c, const WorkCompletion& wc);
   void retire_flushes(Connection& c);
   void post_waiting(Connection& c);
@@ -186,14 +213,18 @@ class VerbsIface final : public Iface {
 
   // Declared parents first: destroyed children first, as verbs requires.
   std::vector<std::byte> slab_;  // rx | tx | ud rx | ud tx | atomic results
+  std::vector<uint64_t> handled_words_;  // one per connection: what its TM peer has handled of ours
   std::unique_ptr<Provider> provider_;
   std::unique_ptr<Context> context_;
   std::unique_ptr<Pd> pd_;
   std::unique_ptr<Cq> cq_;
   std::unique_ptr<Srq> srq_;
+  TagSrq* tag_srq_ = nullptr;  // srq_, when the device matches tags
   std::unique_ptr<Mr> slab_mr_;
+  std::unique_ptr<Mr> handled_mr_;  // handled_words_, which peers write
   std::unique_ptr<Qp> ud_qp_;
   std::unique_ptr<MrCache> mr_cache_;
+  std::unique_ptr<VerbsTagDevice> tag_device_;
   std::unordered_map<uint64_t, std::unique_ptr<Connection>> by_uuid_;
   std::unordered_map<uint32_t, Connection*> by_qpn_;
 
@@ -211,9 +242,14 @@ class VerbsIface final : public Iface {
   std::vector<Connection*> ready_;     // connections whose pending entries may run now
   std::vector<Connection*> blocked_;   // ... once a completion frees resources
   std::vector<Connection*> ready_scratch_;
+  std::vector<Connection*> unreported_;  // connections whose handled count the sender has not been told
   bool dispatching_ = false;
   runtime::IntrusiveList<VerbsEp, &VerbsEp::iface_hook> eps_;
 };
+
+// The limits an iface of the job uses: the defaults, and the tag device's
+// capacity from TERN_TM_OFFLOAD (on) and TERN_TM_CAPACITY.
+[[nodiscard]] VerbsLimits limits_for(const runtime::Config& config);
 
 // Why no verbs iface can open here ("" when one can): what tern_info prints.
 [[nodiscard]] std::string unavailable_reason(const runtime::Config& config);

@@ -8,6 +8,7 @@ namespace {
 constexpr uint32_t kAddressMagic = 0x54565241;  // "TVRA"
 constexpr uint32_t kWireupMagic = 0x54565257;   // "TVRW"
 constexpr uint8_t kVersion = 1;
+constexpr uint8_t kFlagTagMatching = 1;
 constexpr std::size_t kAddressBytes = 4 + 1 + 8 + 1 + 2 + 16 + 1 + 4 + 4 + 4 + 16;
 
 // Appends and reads fields in a fixed little-endian-as-stored layout; both
@@ -69,7 +70,7 @@ std::vector<std::byte> pack_address(const VerbsAddress& address) {
   out.put(kVersion);
   out.put(address.worker_uuid);
   put_port(out, address.port);
-  out.put(uint8_t{0});
+  out.put(static_cast<uint8_t>(address.tag_matching ? kFlagTagMatching : 0));
   out.put(address.ud_qpn);
   out.put(address.mtu);
   out.put(address.emulated_pid);
@@ -84,7 +85,9 @@ bool unpack_address(std::span<const std::byte> bytes, VerbsAddress& out) {
   VerbsAddress address;
   address.worker_uuid = in.get<uint64_t>();
   if (!get_port(in, address.port)) return false;
-  (void)in.get<uint8_t>();
+  const auto flags = in.get<uint8_t>();
+  if ((flags & ~kFlagTagMatching) != 0) return false;
+  address.tag_matching = flags != 0;
   address.ud_qpn = in.get<uint32_t>();
   address.mtu = in.get<uint32_t>();
   address.emulated_pid = in.get<uint32_t>();
@@ -109,6 +112,9 @@ void pack_wireup(const WireupMessage& message, std::byte (&bytes)[kWireupBytes])
   out.put(message.ud_qpn);
   out.put(message.mtu);
   put_port(out, message.port);
+  out.put(static_cast<uint8_t>(message.tag_matching ? kFlagTagMatching : 0));
+  out.put(message.handled_address);
+  out.put(message.handled_rkey);
 }
 
 bool unpack_wireup(std::span<const std::byte> bytes, WireupMessage& out) {
@@ -131,6 +137,11 @@ bool unpack_wireup(std::span<const std::byte> bytes, WireupMessage& out) {
   message.ud_qpn = in.get<uint32_t>();
   message.mtu = in.get<uint32_t>();
   if (!get_port(in, message.port)) return false;
+  const auto flags = in.get<uint8_t>();
+  if ((flags & ~kFlagTagMatching) != 0) return false;
+  message.tag_matching = flags != 0;
+  message.handled_address = in.get<uint64_t>();
+  message.handled_rkey = in.get<uint32_t>();
   if (message.sender_uuid == 0 || !valid_qpn(message.rc_qpn) || !valid_qpn(message.ud_qpn) || message.mtu < 256) {
     return false;
   }

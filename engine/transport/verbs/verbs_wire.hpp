@@ -27,6 +27,7 @@ struct VerbsAddress {
   // Non-zero for an emulated device: its fabric lives in that process only.
   uint32_t emulated_pid = 0;
   Secret secret{};
+  bool tag_matching = false;  // its SRQ matches tags: messages to it carry a tag-matching header
 };
 
 [[nodiscard]] std::vector<std::byte> pack_address(const VerbsAddress& address);
@@ -51,9 +52,14 @@ struct WireupMessage {
   uint32_t ud_qpn = 0;  // where to answer
   uint32_t mtu = 0;
   PortAddress port;
+  bool tag_matching = false;  // the sender's SRQ matches tags (VerbsAddress::tag_matching)
+  // The sender's word for this connection, where a TM receiver writes how
+  // many of the sender's ordinary messages it has handled (0: none).
+  uint64_t handled_address = 0;
+  uint32_t handled_rkey = 0;
 };
 
-inline constexpr std::size_t kWireupBytes = 4 + 1 + 1 + 8 + 8 + 16 + 16 + 5 * 4 + 1 + 2 + 16;
+inline constexpr std::size_t kWireupBytes = 4 + 1 + 1 + 8 + 8 + 16 + 16 + 5 * 4 + 1 + 2 + 16 + 1 + 8 + 4;
 
 void pack_wireup(const WireupMessage& message, std::byte (&out)[kWireupBytes]);
 [[nodiscard]] bool unpack_wireup(std::span<const std::byte> bytes, WireupMessage& out);

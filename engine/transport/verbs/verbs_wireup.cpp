@@ -76,6 +76,7 @@ Connection* VerbsIface::new_connection(uint64_t peer_uuid, Status& status) {
   if (!c->qp) return nullptr;
   if (status = c->qp->to_init(kRcAccess); status != Status::Ok) return nullptr;
   c->peer_uuid = peer_uuid;
+  c->peer_handled = &handled_words_[by_uuid_.size()];  // connections are never removed
   c->credits = limits_.send_queue;
   c->local_psn = random_psn();
   c->give_up = std::chrono::steady_clock::now() + kGiveUp;
@@ -110,11 +111,15 @@ Status VerbsIface::connect_qp(Connection& c, const PortAddress& port, uint32_t r
   // Ready goes first: everything after it finds the peer's QP ready too.
   Op ready;
   ready.kind = Op::Kind::Send;
-  ready.wr.op = SendOp::SendWithImm;
+  ready.wr.op = c.peer_tags ? SendOp::Send : SendOp::SendWithImm;
   ready.wr.imm = kImmReady;
   ready.wr.inline_data = true;
+  std::byte header[kTagHeaderBytes];  // inline: copied when posted
+  const std::size_t header_length = put_tag_header(c, kImmReady, kUntaggedTag, header);
+  ready.wr.sge = {reinterpret_cast<uint64_t>(header), static_cast<uint32_t>(header_length), 0};
   if (Status s = post(c, ready); s != Status::Ok) return s;
   c.ops.push_back(std::move(ready));
+  c.ordinary_sent += c.peer_tags ? 1 : 0;
   open_connection(c);
   return Status::Ok;
 }
@@ -138,6 +143,9 @@ WireupMessage VerbsIface::wireup(WireupType type, const Connection& c, const Sec
   message.ud_qpn = own_.ud_qpn;
   message.mtu = own_.mtu;
   message.port = own_.port;
+  message.tag_matching = own_.tag_matching;
+  message.handled_address = reinterpret_cast<uint64_t>(c.peer_handled);
+  message.handled_rkey = handled_mr_->rkey();
   return message;
 }
 
@@ -195,6 +203,9 @@ void VerbsIface::on_request(const WireupMessage& request) {
     c = new_connection(request.sender_uuid, status);
     if (c == nullptr) return;
   }
+  c->peer_tags = request.tag_matching;
+  c->handled_address = request.handled_address;
+  c->handled_rkey = request.handled_rkey;
   if (!c->peer_ud) {
     c->peer_ud = peer_service(request.port);
     c->peer_ud_qpn = request.ud_qpn;
@@ -217,6 +228,9 @@ void VerbsIface::on_reply(const WireupMessage& reply) {
   Connection& c = *it->second;
   // Late or repeated answers to a connection made since are no news.
   if (c.state != Connection::State::Connecting || reply.peer_qpn != c.qp->qpn()) return;
+  c.peer_tags = reply.tag_matching;
+  c.handled_address = reply.handled_address;
+  c.handled_rkey = reply.handled_rkey;
   if (connect_qp(c, reply.port, reply.rc_qpn, reply.psn, reply.mtu, true) != Status::Ok) {
     connection_failed(c, "cannot connect the queue pair");
   }

@@ -2,7 +2,9 @@
 // emulated device (TERN_VERBS_EMULATION; the real one with
 // TERN_TEST_VERBS=1): the engine's tag protocols (short,
 // eager fragments, rendezvous by RDMA READ of the sender's offered buffer)
-// and RMA (RDMA WRITE, READ and atomics on registered memory) run on it.
+// and RMA (RDMA WRITE, READ and atomics on registered memory) run on it,
+// with the HCA's tag matching off and on (TERN_TM_OFFLOAD=on, receives and
+// tagged eager sends from 1 KiB go to the device).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,9 +19,14 @@
 namespace tern::engine {
 namespace {
 
-std::unique_ptr<Worker> make_worker() {
+// Receives and sends from this size use the tag device when it is on.
+constexpr std::size_t kOffloadFrom = 1024;
+
+std::unique_ptr<Worker> make_worker(bool tag_matching) {
   WorkerParams params;
   params.config.transports = "verbs";
+  params.config.tm_offload = tag_matching ? runtime::Switch::On : runtime::Switch::Off;
+  params.config.tm_threshold = kOffloadFrom;
   params.config.verbs_emulation =
       transport::verbs::testing::on_hardware() ? runtime::Switch::Off : runtime::Switch::On;
   std::unique_ptr<Worker> worker;
@@ -29,11 +36,12 @@ std::unique_ptr<Worker> make_worker() {
 
 uint8_t pattern(std::size_t i, std::size_t seed) { return static_cast<uint8_t>(i * 31 + seed * 7 + (i >> 11)); }
 
-class VerbsWorkers : public ::testing::Test {
+// The parameter: the tag device on.
+class VerbsWorkers : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
-    a_ = make_worker();
-    b_ = make_worker();
+    a_ = make_worker(GetParam());
+    b_ = make_worker(GetParam());
     ASSERT_TRUE(a_ && b_);
     ASSERT_EQ(a_->connect(b_->address(), ep_), Status::Ok);
     ASSERT_STREQ(a_->transport_of(ep_), "verbs");
@@ -43,7 +51,7 @@ class VerbsWorkers : public ::testing::Test {
   Endpoint* ep_ = nullptr;
 };
 
-TEST_F(VerbsWorkers, TagMessagesOfEveryProtocolArriveIntact) {
+TEST_P(VerbsWorkers, TagMessagesOfEveryProtocolArriveIntact) {
   const std::vector<std::size_t> sizes = {0, 1, 8, 100, 8000, 8184, 8185, 16383, 16384, 65536, std::size_t{1} << 20,
                                           (std::size_t{4} << 20) + 3};
   std::vector<std::vector<uint8_t>> out(sizes.size()), in(sizes.size());
@@ -88,7 +96,7 @@ TEST_F(VerbsWorkers, TagMessagesOfEveryProtocolArriveIntact) {
   }
 }
 
-TEST_F(VerbsWorkers, RmaPutGetAndAtomicsAreOneSided) {
+TEST_P(VerbsWorkers, RmaPutGetAndAtomicsAreOneSided) {
   std::vector<uint64_t> memory(1 << 16, 0);
   rma::Registration* registration = nullptr;
   rma::RemoteRegion* region = nullptr;
@@ -131,6 +139,9 @@ TEST_F(VerbsWorkers, RmaPutGetAndAtomicsAreOneSided) {
   rma::RemoteRegion::destroy(region);
   rma::Registration::destroy(registration);
 }
+
+INSTANTIATE_TEST_SUITE_P(TagDevice, VerbsWorkers, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "On" : "Off"; });
 
 }  // namespace
 }  // namespace tern::engine

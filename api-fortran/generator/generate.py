@@ -65,6 +65,9 @@ def c_argument(p):
     """(lines before the call, the argument, lines after the call)"""
     n, k = p.name, p.kind
     if k == "choice":
+        # A request or an attached buffer keeps the address after the call
+        # returns: without TARGET, gfortran takes the argument as not escaping
+        # and may cache the buffer across the calls that complete the request.
         return [], f"tern::fortran::buffer({n})", []
     if k in ("int", "aint"):
         return [], f"*{n}", []
@@ -167,7 +170,10 @@ def fortran_declaration(p, form):
             "user_function": "procedure(MPI_User_function) :: {n}",
         })
     if k == "choice":
-        return [f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}", f"type(*), dimension(*) :: {n}"]
+        # A request or an attached buffer keeps the address after the call
+        # returns: without TARGET, gfortran takes the argument as not escaping
+        # and may cache the buffer across the calls that complete the request.
+        return [f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {n}", f"type(*), dimension(*), asynchronous, target :: {n}"]
     return [kind_map[k].format(n=n)]
 
 

@@ -8,6 +8,7 @@
 #define DATATYPE_T type(MPI_Datatype)
 #define REQUEST_T type(MPI_Request)
 #define GROUP_T type(MPI_Group)
+#define MESSAGE_T type(MPI_Message)
 #define OP_T type(MPI_Op)
 #define STATUS_T type(MPI_Status)
 #define STATUS_ARRAY_T(n) type(MPI_Status), dimension(n)
@@ -27,6 +28,7 @@
 #define DATATYPE_T integer
 #define REQUEST_T integer
 #define GROUP_T integer
+#define MESSAGE_T integer
 #define OP_T integer
 #define STATUS_T integer, dimension(MPI_STATUS_SIZE)
 #define STATUS_ARRAY_T(n) integer, dimension(MPI_STATUS_SIZE, n)

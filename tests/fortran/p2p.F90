@@ -1,13 +1,19 @@
 ! Point-to-point from Fortran: blocking, non-blocking, wait/test forms,
-! probes, sendrecv, status fields, MPI_STATUS_IGNORE, MPI_PROC_NULL.
+! probes, sendrecv, status fields, MPI_STATUS_IGNORE, MPI_PROC_NULL,
+! persistent requests, matched probes, buffered sends.
 #include "forms.h"
 program fortran_p2p
   USE_MPI
+#if defined(TERN_FORM_F08)
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_loc, c_associated
+#endif
   use fortran_check
   implicit none
   INCLUDE_MPIF
   integer :: rank, ranks, right, left, ierror, i, count, index
-  integer :: sent(10), received(10)
+  ! Buffers that requests use after the call that takes them returned: the
+  ! compiler must neither cache nor reorder their accesses around MPI calls.
+  integer, asynchronous :: sent(10), received(10)
   double precision :: send_value, got_value
   real :: probed(5)
   character(len=12) :: text
@@ -15,6 +21,12 @@ program fortran_p2p
   STATUS_T :: status
   STATUS_ARRAY_T(2) :: statuses
   REQUEST_T :: requests(2)
+  MESSAGE_T :: message
+  integer :: round, done, indices(2)
+  integer, target :: attached(1024)
+#if defined(TERN_FORM_F08)
+  type(c_ptr) :: detached
+#endif
 
   call MPI_Init(ierror)
   call check(ierror == MPI_SUCCESS, 'MPI_Init')
@@ -107,6 +119,58 @@ program fortran_p2p
   call check(FIELD(status, MPI_SOURCE) == MPI_PROC_NULL, 'MPI_PROC_NULL source')
   call MPI_Get_count(status, MPI_INTEGER, count, ierror)
   call check(count == 0, 'MPI_PROC_NULL count')
+
+  ! No message of what follows may reach the MPI_ANY_SOURCE probe above.
+  call MPI_Barrier(MPI_COMM_WORLD, ierror)
+
+  ! Persistent requests, started twice with Startall and ended with Waitsome
+  ! (1-based indices) and Testall.
+  call MPI_Recv_init(received, 10, MPI_INTEGER, left, 51, MPI_COMM_WORLD, requests(1), ierror)
+  call MPI_Send_init(sent, 10, MPI_INTEGER, right, 51, MPI_COMM_WORLD, requests(2), ierror)
+  do round = 1, 2
+    sent = [(round * 1000 + rank * 100 + i, i = 1, 10)]
+    received = -1
+    call MPI_Startall(2, requests, ierror)
+    done = 0
+    do while (done < 2)
+      call MPI_Waitsome(2, requests, count, indices, statuses, ierror)
+      call check(count >= 1 .and. all(indices(1:count) >= 1 .and. indices(1:count) <= 2), 'MPI_Waitsome indices')
+      done = done + count
+    end do
+    call check(all(received == [(round * 1000 + left * 100 + i, i = 1, 10)]), 'persistent data')
+  end do
+  call MPI_Startall(2, requests, ierror)
+  flag = .false.
+  do while (.not. flag)
+    call MPI_Testall(2, requests, flag, MPI_STATUSES_IGNORE, ierror)
+  end do
+  call MPI_Request_free(requests(1), ierror)
+  call MPI_Request_free(requests(2), ierror)
+  call check(requests(1) == MPI_REQUEST_NULL, 'MPI_Request_free')
+
+  ! Matched probe: the message taken out of matching is received by handle.
+  call MPI_Isend(sent, 3, MPI_INTEGER, right, 61, MPI_COMM_WORLD, requests(1), ierror)
+  call MPI_Mprobe(left, 61, MPI_COMM_WORLD, message, status, ierror)
+  call MPI_Get_count(status, MPI_INTEGER, count, ierror)
+  call check(count == 3, 'MPI_Mprobe count')
+  received = -1
+  call MPI_Mrecv(received, count, MPI_INTEGER, message, status, ierror)
+  call check(message == MPI_MESSAGE_NULL .and. all(received(1:3) == [(2000 + left * 100 + i, i = 1, 3)]), &
+             'MPI_Mrecv')
+  call MPI_Wait(requests(1), status, ierror)
+
+  ! Buffered send through an attached buffer.
+  call MPI_Buffer_attach(attached, size(attached) * 4, ierror)
+  call MPI_Bsend(sent, 10, MPI_INTEGER, right, 71, MPI_COMM_WORLD, ierror)
+  call MPI_Recv(received, 10, MPI_INTEGER, left, 71, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierror)
+  call check(all(received == [(2000 + left * 100 + i, i = 1, 10)]), 'MPI_Bsend data')
+#if defined(TERN_FORM_F08)
+  call MPI_Buffer_detach(detached, count, ierror)
+  call check(c_associated(detached, c_loc(attached)), 'MPI_Buffer_detach address')
+#else
+  call MPI_Buffer_detach(attached, count, ierror)
+#endif
+  call check(ierror == MPI_SUCCESS .and. count == size(attached) * 4, 'MPI_Buffer_detach size')
 
   call report_pass('fortran_p2p', FORM_NAME)
 #if defined(TERN_FORM_F08)

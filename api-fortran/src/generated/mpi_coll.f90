@@ -20,7 +20,7 @@ module tern_mpi_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      type(*), dimension(*) :: buffer
+      type(*), dimension(*), asynchronous, target :: buffer
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: root
@@ -32,9 +32,9 @@ module tern_mpi_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: op
@@ -47,9 +47,9 @@ module tern_mpi_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: op
@@ -61,9 +61,9 @@ module tern_mpi_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcount
       integer, intent(in) :: datatype
       integer, intent(in) :: op
@@ -76,11 +76,11 @@ module tern_mpi_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcount
       integer, intent(in) :: sendtype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcount
       integer, intent(in) :: recvtype
       integer, intent(in) :: root
@@ -93,11 +93,11 @@ module tern_mpi_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcount
       integer, intent(in) :: sendtype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcount
       integer, intent(in) :: recvtype
       integer, intent(in) :: root
@@ -110,11 +110,11 @@ module tern_mpi_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcount
       integer, intent(in) :: sendtype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcount
       integer, intent(in) :: recvtype
       integer, intent(in) :: comm
@@ -126,11 +126,11 @@ module tern_mpi_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcount
       integer, intent(in) :: sendtype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcount
       integer, intent(in) :: recvtype
       integer, intent(in) :: comm
@@ -142,11 +142,11 @@ module tern_mpi_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcount
       integer, intent(in) :: sendtype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcounts(*)
       integer, intent(in) :: displs(*)
       integer, intent(in) :: recvtype
@@ -160,12 +160,12 @@ module tern_mpi_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcounts(*)
       integer, intent(in) :: displs(*)
       integer, intent(in) :: sendtype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcount
       integer, intent(in) :: recvtype
       integer, intent(in) :: root
@@ -178,11 +178,11 @@ module tern_mpi_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcount
       integer, intent(in) :: sendtype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcounts(*)
       integer, intent(in) :: displs(*)
       integer, intent(in) :: recvtype
@@ -195,12 +195,12 @@ module tern_mpi_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcounts(*)
       integer, intent(in) :: sdispls(*)
       integer, intent(in) :: sendtype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcounts(*)
       integer, intent(in) :: rdispls(*)
       integer, intent(in) :: recvtype

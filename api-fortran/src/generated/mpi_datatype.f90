@@ -205,7 +205,7 @@ module tern_mpi_datatype
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
-      type(*), dimension(*) :: location
+      type(*), dimension(*), asynchronous, target :: location
       integer(kind=MPI_ADDRESS_KIND), intent(out) :: address
       integer, intent(out) :: ierror
     end subroutine MPI_Get_address
@@ -230,11 +230,11 @@ module tern_mpi_datatype
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
+      type(*), dimension(*), asynchronous, target :: inbuf
       integer, intent(in) :: incount
       integer, intent(in) :: datatype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
+      type(*), dimension(*), asynchronous, target :: outbuf
       integer, intent(in) :: outsize
       integer, intent(inout) :: position
       integer, intent(in) :: comm
@@ -245,11 +245,11 @@ module tern_mpi_datatype
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
+      type(*), dimension(*), asynchronous, target :: inbuf
       integer, intent(in) :: insize
       integer, intent(inout) :: position
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
+      type(*), dimension(*), asynchronous, target :: outbuf
       integer, intent(in) :: outcount
       integer, intent(in) :: datatype
       integer, intent(in) :: comm

@@ -116,7 +116,7 @@ module tern_mpi_env
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      type(*), dimension(*) :: base
+      type(*), dimension(*), asynchronous, target :: base
       integer, intent(out) :: ierror
     end subroutine MPI_Free_mem
 

@@ -22,7 +22,7 @@ module tern_mpi_f08_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      type(*), dimension(*) :: buffer
+      type(*), dimension(*), asynchronous, target :: buffer
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: root
@@ -34,9 +34,9 @@ module tern_mpi_f08_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       type(MPI_Op), intent(in) :: op
@@ -49,9 +49,9 @@ module tern_mpi_f08_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       type(MPI_Op), intent(in) :: op
@@ -63,9 +63,9 @@ module tern_mpi_f08_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcount
       type(MPI_Datatype), intent(in) :: datatype
       type(MPI_Op), intent(in) :: op
@@ -78,11 +78,11 @@ module tern_mpi_f08_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcount
       type(MPI_Datatype), intent(in) :: sendtype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcount
       type(MPI_Datatype), intent(in) :: recvtype
       integer, intent(in) :: root
@@ -95,11 +95,11 @@ module tern_mpi_f08_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcount
       type(MPI_Datatype), intent(in) :: sendtype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcount
       type(MPI_Datatype), intent(in) :: recvtype
       integer, intent(in) :: root
@@ -112,11 +112,11 @@ module tern_mpi_f08_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcount
       type(MPI_Datatype), intent(in) :: sendtype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcount
       type(MPI_Datatype), intent(in) :: recvtype
       type(MPI_Comm), intent(in) :: comm
@@ -128,11 +128,11 @@ module tern_mpi_f08_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcount
       type(MPI_Datatype), intent(in) :: sendtype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcount
       type(MPI_Datatype), intent(in) :: recvtype
       type(MPI_Comm), intent(in) :: comm
@@ -144,11 +144,11 @@ module tern_mpi_f08_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcount
       type(MPI_Datatype), intent(in) :: sendtype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcounts(*)
       integer, intent(in) :: displs(*)
       type(MPI_Datatype), intent(in) :: recvtype
@@ -162,12 +162,12 @@ module tern_mpi_f08_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcounts(*)
       integer, intent(in) :: displs(*)
       type(MPI_Datatype), intent(in) :: sendtype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcount
       type(MPI_Datatype), intent(in) :: recvtype
       integer, intent(in) :: root
@@ -180,11 +180,11 @@ module tern_mpi_f08_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcount
       type(MPI_Datatype), intent(in) :: sendtype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcounts(*)
       integer, intent(in) :: displs(*)
       type(MPI_Datatype), intent(in) :: recvtype
@@ -197,12 +197,12 @@ module tern_mpi_f08_coll
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcounts(*)
       integer, intent(in) :: sdispls(*)
       type(MPI_Datatype), intent(in) :: sendtype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcounts(*)
       integer, intent(in) :: rdispls(*)
       type(MPI_Datatype), intent(in) :: recvtype

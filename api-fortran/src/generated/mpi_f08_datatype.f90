@@ -184,7 +184,7 @@ module tern_mpi_f08_datatype
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: location
-      type(*), dimension(*) :: location
+      type(*), dimension(*), asynchronous, target :: location
       integer(kind=MPI_ADDRESS_KIND), intent(out) :: address
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Get_address
@@ -209,11 +209,11 @@ module tern_mpi_f08_datatype
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
+      type(*), dimension(*), asynchronous, target :: inbuf
       integer, intent(in) :: incount
       type(MPI_Datatype), intent(in) :: datatype
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
+      type(*), dimension(*), asynchronous, target :: outbuf
       integer, intent(in) :: outsize
       integer, intent(inout) :: position
       type(MPI_Comm), intent(in) :: comm
@@ -224,11 +224,11 @@ module tern_mpi_f08_datatype
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*) :: inbuf
+      type(*), dimension(*), asynchronous, target :: inbuf
       integer, intent(in) :: insize
       integer, intent(inout) :: position
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*) :: outbuf
+      type(*), dimension(*), asynchronous, target :: outbuf
       integer, intent(in) :: outcount
       type(MPI_Datatype), intent(in) :: datatype
       type(MPI_Comm), intent(in) :: comm

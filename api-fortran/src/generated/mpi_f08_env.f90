@@ -118,7 +118,7 @@ module tern_mpi_f08_env
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      type(*), dimension(*) :: base
+      type(*), dimension(*), asynchronous, target :: base
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Free_mem
 

@@ -17,7 +17,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: dest
@@ -30,7 +30,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: dest
@@ -43,7 +43,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: dest
@@ -56,7 +56,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: dest
@@ -69,7 +69,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: source
@@ -83,7 +83,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: dest
@@ -97,7 +97,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: dest
@@ -111,7 +111,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: dest
@@ -125,7 +125,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: dest
@@ -139,7 +139,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: source
@@ -153,7 +153,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: dest
@@ -167,7 +167,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: dest
@@ -181,7 +181,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: dest
@@ -195,7 +195,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: dest
@@ -209,7 +209,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: source
@@ -224,13 +224,13 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcount
       type(MPI_Datatype), intent(in) :: sendtype
       integer, intent(in) :: dest
       integer, intent(in) :: sendtag
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcount
       type(MPI_Datatype), intent(in) :: recvtype
       integer, intent(in) :: source
@@ -245,7 +245,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(in) :: dest
@@ -305,7 +305,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       type(MPI_Message), intent(inout) :: message
@@ -317,7 +317,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       type(MPI_Datatype), intent(in) :: datatype
       type(MPI_Message), intent(inout) :: message
@@ -355,7 +355,7 @@ module tern_mpi_f08_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      type(*), dimension(*) :: buffer
+      type(*), dimension(*), asynchronous, target :: buffer
       integer, intent(in) :: size
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Buffer_attach

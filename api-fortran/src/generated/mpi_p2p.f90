@@ -15,7 +15,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: dest
@@ -28,7 +28,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: dest
@@ -41,7 +41,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: dest
@@ -54,7 +54,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: dest
@@ -67,7 +67,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: source
@@ -81,7 +81,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: dest
@@ -95,7 +95,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: dest
@@ -109,7 +109,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: dest
@@ -123,7 +123,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: dest
@@ -137,7 +137,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: source
@@ -151,7 +151,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: dest
@@ -165,7 +165,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: dest
@@ -179,7 +179,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: dest
@@ -193,7 +193,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: dest
@@ -207,7 +207,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: source
@@ -222,13 +222,13 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*) :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
       integer, intent(in) :: sendcount
       integer, intent(in) :: sendtype
       integer, intent(in) :: dest
       integer, intent(in) :: sendtag
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*) :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
       integer, intent(in) :: recvcount
       integer, intent(in) :: recvtype
       integer, intent(in) :: source
@@ -243,7 +243,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(in) :: dest
@@ -303,7 +303,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(inout) :: message
@@ -315,7 +315,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*) :: buf
+      type(*), dimension(*), asynchronous, target :: buf
       integer, intent(in) :: count
       integer, intent(in) :: datatype
       integer, intent(inout) :: message
@@ -353,7 +353,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
-      type(*), dimension(*) :: buffer
+      type(*), dimension(*), asynchronous, target :: buffer
       integer, intent(in) :: size
       integer, intent(out) :: ierror
     end subroutine MPI_Buffer_attach
@@ -362,7 +362,7 @@ module tern_mpi_p2p
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer_addr
-      type(*), dimension(*) :: buffer_addr
+      type(*), dimension(*), asynchronous, target :: buffer_addr
       integer, intent(out) :: size
       integer, intent(out) :: ierror
     end subroutine MPI_Buffer_detach

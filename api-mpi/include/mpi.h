@@ -165,7 +165,11 @@ typedef struct MPI_Status {
 #define MPI_ERR_KEYVAL 21
 #define MPI_ERR_UNSUPPORTED_OPERATION 22
 #define MPI_ERR_ERRHANDLER 23
-#define MPI_ERR_LASTCODE 23
+#define MPI_ERR_INFO 24
+#define MPI_ERR_INFO_KEY 25
+#define MPI_ERR_INFO_VALUE 26
+#define MPI_ERR_INFO_NOKEY 27
+#define MPI_ERR_LASTCODE 27
 
 /* TERN_MPI_API(ret, name, params) declares MPI_name and PMPI_name. */
 #define TERN_MPI_API(ret, name, params) ret MPI_##name params; ret PMPI_##name params;
@@ -410,6 +414,78 @@ TERN_MPI_API(MPI_Fint, Op_c2f, (MPI_Op op))
 TERN_MPI_API(MPI_Op, Op_f2c, (MPI_Fint op))
 TERN_MPI_API(MPI_Fint, Request_c2f, (MPI_Request request))
 TERN_MPI_API(MPI_Request, Request_f2c, (MPI_Fint request))
+
+/* --- Further environment, communicator, point-to-point and collective calls */
+/* Profiling hooks: Tern has no profiling levels, so this only returns. */
+TERN_MPI_API(int, Pcontrol, (const int level, ...))
+/* Tern has intracommunicators only: flag is always false. */
+TERN_MPI_API(int, Comm_test_inter, (MPI_Comm comm, int *flag))
+TERN_MPI_API(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
+TERN_MPI_API(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
+
+TERN_MPI_API(int, Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                              MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Isendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                                      int recvtag, MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(MPI_Fint, Message_c2f, (MPI_Message message))
+TERN_MPI_API(MPI_Message, Message_f2c, (MPI_Fint message))
+
+/* recvcounts[i] elements of the reduction land at rank i. */
+TERN_MPI_API(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm))
+/* inoutbuf[i] = inbuf[i] op inoutbuf[i], locally. */
+TERN_MPI_API(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
+TERN_MPI_API(int, Op_commutative, (MPI_Op op, int *commute))
+TERN_MPI_API(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm))
+/* Rank 0's recvbuf is left as it is. */
+TERN_MPI_API(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                           MPI_Comm comm))
+/* Displacements in bytes; a datatype per peer. */
+TERN_MPI_API(int, Alltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                              const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
+
+/* --- Info objects: ordered (key, value) string pairs. */
+#define MPI_INFO_ENV ((MPI_Info)1)
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+TERN_MPI_API(int, Info_create, (MPI_Info *info))
+TERN_MPI_API(int, Info_set, (MPI_Info info, const char *key, const char *value))
+/* value holds valuelen characters and the terminating null. */
+TERN_MPI_API(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag))
+/* *buflen in: the size of value; out: the value's length plus one. */
+TERN_MPI_API(int, Info_get_string, (MPI_Info info, const char *key, int *buflen, char *value, int *flag))
+TERN_MPI_API(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
+TERN_MPI_API(int, Info_delete, (MPI_Info info, const char *key))
+TERN_MPI_API(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
+TERN_MPI_API(int, Info_free, (MPI_Info *info))
+TERN_MPI_API(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
+TERN_MPI_API(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+TERN_MPI_API(MPI_Fint, Info_c2f, (MPI_Info info))
+TERN_MPI_API(MPI_Info, Info_f2c, (MPI_Fint info))
+/* Hints are kept as given and returned by MPI_Comm_get_info; Tern acts on none. */
+TERN_MPI_API(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
+TERN_MPI_API(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
+TERN_MPI_API(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm))
+
+/* --- Cartesian topologies (ranks keep their order: reorder is not used). */
+#define MPI_GRAPH 1
+#define MPI_CART 2
+#define MPI_DIST_GRAPH 3
+TERN_MPI_API(int, Dims_create, (int nnodes, int ndims, int dims[]))
+TERN_MPI_API(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+                                MPI_Comm *comm_cart))
+TERN_MPI_API(int, Cartdim_get, (MPI_Comm comm, int *ndims))
+TERN_MPI_API(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]))
+TERN_MPI_API(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank))
+TERN_MPI_API(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))
+TERN_MPI_API(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest))
+TERN_MPI_API(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm))
+TERN_MPI_API(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank))
+/* MPI_CART, or MPI_UNDEFINED for a communicator without a topology. */
+TERN_MPI_API(int, Topo_test, (MPI_Comm comm, int *status))
 
 #undef TERN_MPI_API
 

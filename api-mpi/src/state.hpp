@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -56,6 +58,13 @@ struct NodeLayout {
   int leader_index = -1;     // this rank's place in `leaders`, -1 if it leads none
 };
 
+// A Cartesian topology (comm/topology.cpp): ranks in row-major order of
+// their coordinates.
+struct CartTopology {
+  std::vector<int> dims;
+  std::vector<int> periods;  // 0 or 1 per dimension
+};
+
 struct Comm {
   uint16_t context = 0;
   int rank = 0;  // this process's rank in the communicator
@@ -68,6 +77,9 @@ struct Comm {
   uint32_t collective_sequence = 0;
   bool predefined = false;
   std::shared_ptr<const NodeLayout> node_layout;  // null until first needed
+  std::string name;  // MPI_Comm_set_name
+  std::vector<std::pair<std::string, std::string>> info;  // MPI_Comm_set_info's hints, as set
+  std::shared_ptr<const CartTopology> cart;  // MPI_Cart_create's; null: no topology
 };
 
 inline constexpr int kMaxComms = 4096;
@@ -103,6 +115,10 @@ struct RequestSlot {
   // each MPI_Start packs with (sends) or unpacks with (receives); null otherwise.
   std::shared_ptr<const DerivedType> derived;
   std::size_t derived_count = 0;
+  // MPI_Isendrecv: the send half (null once done at once), which the request
+  // waits for beside the receive in `engine`, and its packed copy.
+  engine::Request* companion = nullptr;
+  void* companion_temp = nullptr;
 };
 
 // Handles for requests that need no slot: a send done at once and a receive
@@ -163,6 +179,8 @@ class RequestPool {
     slot->persistent = false;
     slot->active = false;
     slot->buffered = false;
+    slot->companion = nullptr;
+    slot->companion_temp = nullptr;
     slot->kind = RequestKind::Send;  // taken; the caller sets the real kind
     return Handle::make(position, slot->generation);
   }
@@ -268,6 +286,14 @@ int raise(const Comm* comm, int error_class, const char* function, const char* f
     __attribute__((format(printf, 4, 5)));
 // For calls before MPI_Init or after MPI_Finalize.
 int not_initialized(const char* function);
+// The first checks of most communicator calls: MPI runs and `handle`
+// names a communicator (errors raised, MPI_ERR_COMM on the world's handler).
+inline int find_comm_checked(const char* function, MPI_Comm handle, Comm*& comm) {
+  if (g_state == nullptr) return not_initialized(function);
+  comm = find_comm(handle);
+  if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, function, "invalid communicator %d", handle);
+  return MPI_SUCCESS;
+}
 // For arguments this slice does not handle: always says so on stderr.
 int unsupported(const Comm* comm, const char* function, const char* what);
 

@@ -1,9 +1,47 @@
-// MPI_Alltoall(v): every transfer posted at once, waited for together.
+// MPI_Alltoall(v,w): every transfer posted at once, waited for together.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "coll/coll.hpp"
+#include "datatype/derived.hpp"
+
+namespace tern::mpi {
+namespace {
+
+// One peer's side of MPI_Alltoallw: `count` elements of `type` at byte
+// offset `displ`.
+struct WBlock {
+  std::shared_ptr<const DerivedType> type;
+  std::size_t count = 0;
+  std::size_t bytes = 0;
+  int displ = 0;
+};
+
+int w_blocks(const char* function, const Comm& comm, const char* what, const int counts[], const int displs[],
+             const MPI_Datatype types[], std::vector<WBlock>& blocks) {
+  if (counts == nullptr || displs == nullptr || types == nullptr) {
+    return raise(&comm, MPI_ERR_ARG, function, "null %s counts, displacements or datatypes", what);
+  }
+  blocks.resize(static_cast<std::size_t>(comm.size));
+  for (int r = 0; r < comm.size; ++r) {
+    WBlock& block = blocks[static_cast<std::size_t>(r)];
+    if (counts[r] < 0) return raise(&comm, MPI_ERR_COUNT, function, "invalid %s count %d for rank %d", what, counts[r], r);
+    block.type = describe_type(types[r]);
+    if (block.type == nullptr || !block.type->committed) {
+      return raise(&comm, MPI_ERR_TYPE, function, "invalid or uncommitted %s datatype %d for rank %d", what,
+                   types[r], r);
+    }
+    block.count = static_cast<std::size_t>(counts[r]);
+    block.bytes = block.count * block.type->size;
+    block.displ = displs[r];
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace tern::mpi
 
 using namespace tern;
 using namespace tern::mpi;
@@ -80,7 +118,71 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                         recvtype, handle);
 }
 
+// Every block is packed with its own datatype into a temporary, the packed
+// bytes are exchanged, and each received block unpacked with its type. In
+// place, the blocks to send are packed from the receive buffer first.
+int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                   void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm handle) {
+  constexpr const char* kFunction = "MPI_Alltoallw";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = find_comm(handle);
+  if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, kFunction, "invalid communicator %d", handle);
+  std::vector<WBlock> sends, recvs;
+  if (int err = w_blocks(kFunction, *comm, "receive", recvcounts, rdispls, recvtypes, recvs); err != MPI_SUCCESS) {
+    return err;
+  }
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place) {
+    sends = recvs;
+    sendbuf = recvbuf;
+  } else if (int err = w_blocks(kFunction, *comm, "send", sendcounts, sdispls, sendtypes, sends);
+             err != MPI_SUCCESS) {
+    return err;
+  }
+  const int size = comm->size;
+  const int rank = comm->rank;
+  std::vector<std::vector<char>> packed_out(static_cast<std::size_t>(size)), packed_in(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    const WBlock& block = sends[static_cast<std::size_t>(r)];
+    packed_out[static_cast<std::size_t>(r)].resize(block.bytes + 1);
+    if (block.bytes != 0) {
+      pack_data(*block.type, static_cast<const char*>(sendbuf) + block.displ, block.count,
+                packed_out[static_cast<std::size_t>(r)].data());
+    }
+    packed_in[static_cast<std::size_t>(r)].resize(recvs[static_cast<std::size_t>(r)].bytes + 1);
+  }
+  const unsigned tag = next_tag_base(*comm);
+  Status result = Status::Ok;
+  {
+    Batch batch(*comm, tag);
+    for (int i = 1; i < size; ++i) {
+      const int source = (rank - i + size) % size;
+      batch.recv(packed_in[static_cast<std::size_t>(source)].data(), recvs[static_cast<std::size_t>(source)].bytes,
+                 source);
+    }
+    for (int i = 1; i < size; ++i) {
+      const int dest = (rank + i) % size;
+      batch.send(packed_out[static_cast<std::size_t>(dest)].data(), sends[static_cast<std::size_t>(dest)].bytes,
+                 dest);
+    }
+    result = batch.wait();
+  }
+  if (result != Status::Ok) return coll_failed(*comm, kFunction, result);
+  packed_in[static_cast<std::size_t>(rank)] = std::move(packed_out[static_cast<std::size_t>(rank)]);
+  for (int r = 0; r < size; ++r) {
+    const WBlock& block = recvs[static_cast<std::size_t>(r)];
+    const std::size_t arrived = r == rank ? std::min(block.bytes, sends[static_cast<std::size_t>(r)].bytes) : block.bytes;
+    if (arrived != 0) {
+      unpack_data(*block.type, packed_in[static_cast<std::size_t>(r)].data(), arrived,
+                  static_cast<char*>(recvbuf) + block.displ, block.count);
+    }
+  }
+  return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Alltoallv = PMPI_Alltoallv
 #pragma weak MPI_Alltoall = PMPI_Alltoall
+#pragma weak MPI_Alltoallw = PMPI_Alltoallw
 
 }  // extern "C"

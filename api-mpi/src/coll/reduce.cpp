@@ -1,9 +1,48 @@
 // The reductions: MPI_Reduce and MPI_Allreduce over the algorithms of
-// algorithms.cpp, and reduce + scatter MPI_Reduce_scatter_block.
+// algorithms.cpp, and reduce + scatter MPI_Reduce_scatter(_block).
 #include <cstring>
 #include <vector>
 
 #include "coll/coll.hpp"
+
+namespace tern::mpi {
+namespace {
+
+// Reduce_scatter(_block): every rank's vector of sum(counts) elements at
+// `source` is reduced to rank 0, which gives rank r its counts[r] elements
+// (at `recvbuf`).
+int reduce_then_scatter(const char* function, Comm& comm, const TypeInfo& type, MPI_Datatype datatype, MPI_Op op,
+                        const void* source, void* recvbuf, const std::vector<std::size_t>& counts) {
+  std::size_t total = 0;
+  for (std::size_t count : counts) total += count;
+  const std::size_t mine = counts[static_cast<std::size_t>(comm.rank)] * type.size;
+  if ((total != 0 && source == nullptr) || (mine != 0 && recvbuf == nullptr)) {
+    return raise(&comm, MPI_ERR_BUFFER, function, "null buffer");
+  }
+  std::vector<std::byte> all(total * type.size);
+  if (!all.empty()) std::memcpy(all.data(), source, all.size());
+  const Status s = op_commutative(op) ? coll_reduce(comm, all.data(), total, type, datatype, op, 0)
+                                      : coll_reduce_ordered(comm, all.data(), total, type, datatype, op, 0);
+  if (s != Status::Ok) return coll_failed(comm, function, s);
+  const unsigned tag = next_tag_base(comm);
+  if (comm.rank != 0) {
+    if (Status r = coll_recv(comm, recvbuf, mine, 0, tag); r != Status::Ok) return coll_failed(comm, function, r);
+    return MPI_SUCCESS;
+  }
+  Batch batch(comm, tag);
+  std::size_t offset = counts[0] * type.size;
+  for (int r = 1; r < comm.size; ++r) {
+    const std::size_t block = counts[static_cast<std::size_t>(r)] * type.size;
+    batch.send(all.data() + offset, block, r);
+    offset += block;
+  }
+  if (mine != 0) std::memcpy(recvbuf, all.data(), mine);
+  if (Status r = batch.wait(); r != Status::Ok) return coll_failed(comm, function, r);
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace tern::mpi
 
 using namespace tern;
 using namespace tern::mpi;
@@ -82,31 +121,34 @@ int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
   const TypeInfo* type = nullptr;
   if (int err = check_coll(kFunction, handle, recvcount, datatype, comm, type); err != MPI_SUCCESS) return err;
   if (int err = check_op(kFunction, *comm, op, datatype, *type); err != MPI_SUCCESS) return err;
-  const std::size_t block = static_cast<std::size_t>(recvcount) * type->size;
-  const std::size_t count = static_cast<std::size_t>(recvcount) * static_cast<std::size_t>(comm->size);
-  if (block != 0 && (sendbuf == nullptr || recvbuf == nullptr)) {
-    return raise(comm, MPI_ERR_BUFFER, kFunction, "null buffer");
+  const std::vector<std::size_t> counts(static_cast<std::size_t>(comm->size), static_cast<std::size_t>(recvcount));
+  return reduce_then_scatter(kFunction, *comm, *type, datatype, op, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
+                             recvbuf, counts);
+}
+
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm handle) {
+  constexpr const char* kFunction = "MPI_Reduce_scatter";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  const TypeInfo* type = nullptr;
+  if (int err = check_coll(kFunction, handle, 0, datatype, comm, type); err != MPI_SUCCESS) return err;
+  if (int err = check_op(kFunction, *comm, op, datatype, *type); err != MPI_SUCCESS) return err;
+  if (recvcounts == nullptr) return raise(comm, MPI_ERR_ARG, kFunction, "null recvcounts argument");
+  std::vector<std::size_t> counts(static_cast<std::size_t>(comm->size));
+  for (int r = 0; r < comm->size; ++r) {
+    if (recvcounts[r] < 0) {
+      return raise(comm, MPI_ERR_COUNT, kFunction, "invalid count %d for rank %d", recvcounts[r], r);
+    }
+    counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>(recvcounts[r]);
   }
-  // Reduce everything to rank 0, then scatter the blocks.
-  std::vector<std::byte> all(block * static_cast<std::size_t>(comm->size));
-  if (block != 0) std::memcpy(all.data(), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, all.size());
-  const Status s = op_commutative(op) ? coll_reduce(*comm, all.data(), count, *type, datatype, op, 0)
-                                      : coll_reduce_ordered(*comm, all.data(), count, *type, datatype, op, 0);
-  if (s != Status::Ok) return coll_failed(*comm, kFunction, s);
-  const unsigned tag = next_tag_base(*comm);
-  if (comm->rank != 0) {
-    if (Status r = coll_recv(*comm, recvbuf, block, 0, tag); r != Status::Ok) return coll_failed(*comm, kFunction, r);
-    return MPI_SUCCESS;
-  }
-  Batch batch(*comm, tag);
-  for (int r = 1; r < comm->size; ++r) batch.send(all.data() + block * static_cast<std::size_t>(r), block, r);
-  if (block != 0) std::memcpy(recvbuf, all.data(), block);
-  if (Status r = batch.wait(); r != Status::Ok) return coll_failed(*comm, kFunction, r);
-  return MPI_SUCCESS;
+  return reduce_then_scatter(kFunction, *comm, *type, datatype, op, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
+                             recvbuf, counts);
 }
 
 #pragma weak MPI_Reduce = PMPI_Reduce
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
 
 }  // extern "C"

@@ -128,7 +128,15 @@ int PMPI_Comm_dup(MPI_Comm handle, MPI_Comm* newcomm) {
   if (newcomm == nullptr) return raise(comm, MPI_ERR_ARG, "MPI_Comm_dup", "null newcomm argument");
   uint16_t context = 0;
   if (int err = agree_context("MPI_Comm_dup", *comm, context); err != MPI_SUCCESS) return err;
-  return install_comm("MPI_Comm_dup", *comm, comm->job_ranks, comm->rank, context, newcomm);
+  if (int err = install_comm("MPI_Comm_dup", *comm, comm->job_ranks, comm->rank, context, newcomm);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  // A duplicate keeps the topology and the hints (not the name).
+  Comm* copy = find_comm(*newcomm);
+  copy->cart = comm->cart;
+  copy->info = comm->info;
+  return MPI_SUCCESS;
 }
 
 int PMPI_Comm_split(MPI_Comm handle, int color, int key, MPI_Comm* newcomm) {

@@ -103,6 +103,8 @@ int initialize(const char* function, int required, int* provided) {
   for (unsigned i = 0; i < size; ++i) world[i] = i;
   state->comms[MPI_COMM_WORLD] = make_comm(0, static_cast<int>(rank), std::move(world));
   state->comms[MPI_COMM_SELF] = make_comm(1, 0, std::vector<unsigned>{rank});
+  state->comms[MPI_COMM_WORLD]->name = "MPI_COMM_WORLD";
+  state->comms[MPI_COMM_SELF]->name = "MPI_COMM_SELF";
   state->wtime_base = monotonic_seconds();
   if (provided != nullptr) *provided = state->thread_level;
   g_state = state.release();
@@ -208,6 +210,11 @@ int PMPI_Get_processor_name(char* name, int* resultlen) {
   return MPI_SUCCESS;
 }
 
+int PMPI_Pcontrol(const int level, ...) {
+  (void)level;
+  return MPI_SUCCESS;
+}
+
 int PMPI_Get_version(int* version, int* subversion) {
   if (version == nullptr || subversion == nullptr) return MPI_ERR_ARG;
   *version = MPI_VERSION;
@@ -234,6 +241,7 @@ int PMPI_Get_library_version(char* version, int* resultlen) {
 #pragma weak MPI_Wtime = PMPI_Wtime
 #pragma weak MPI_Wtick = PMPI_Wtick
 #pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+#pragma weak MPI_Pcontrol = PMPI_Pcontrol
 #pragma weak MPI_Get_version = PMPI_Get_version
 #pragma weak MPI_Get_library_version = PMPI_Get_library_version
 

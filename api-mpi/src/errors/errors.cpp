@@ -35,6 +35,10 @@ const char* class_text(int error_class) noexcept {
     case MPI_ERR_KEYVAL: return "MPI_ERR_KEYVAL: invalid key value";
     case MPI_ERR_UNSUPPORTED_OPERATION: return "MPI_ERR_UNSUPPORTED_OPERATION: operation not supported by Tern";
     case MPI_ERR_ERRHANDLER: return "MPI_ERR_ERRHANDLER: invalid error handler";
+    case MPI_ERR_INFO: return "MPI_ERR_INFO: invalid info object";
+    case MPI_ERR_INFO_KEY: return "MPI_ERR_INFO_KEY: info key too long or empty";
+    case MPI_ERR_INFO_VALUE: return "MPI_ERR_INFO_VALUE: info value too long";
+    case MPI_ERR_INFO_NOKEY: return "MPI_ERR_INFO_NOKEY: no such key in the info object";
     default: return nullptr;
   }
 }

@@ -15,6 +15,11 @@ namespace tern::mpi {
 
 int check_derived(const char* function, Comm* comm, const void* buffer, int count, MPI_Datatype datatype,
                   std::size_t& bytes, std::shared_ptr<const DerivedType>* derived) {
+  // No data: the standard lets MPI_DATATYPE_NULL stand for the type.
+  if (datatype == MPI_DATATYPE_NULL && count == 0) {
+    bytes = 0;
+    return MPI_SUCCESS;
+  }
   std::shared_ptr<const DerivedType> type = describe_type(datatype);
   if (type == nullptr) return raise(comm, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
   if (!type->committed) return raise(comm, MPI_ERR_TYPE, function, "datatype %d is not committed", datatype);

@@ -272,6 +272,12 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* messag
   return MPI_SUCCESS;
 }
 
+// Message handles are ints already, as every handle.
+MPI_Fint PMPI_Message_c2f(MPI_Message message) { return message; }
+MPI_Message PMPI_Message_f2c(MPI_Fint message) { return message; }
+
+#pragma weak MPI_Message_c2f = PMPI_Message_c2f
+#pragma weak MPI_Message_f2c = PMPI_Message_f2c
 #pragma weak MPI_Mprobe = PMPI_Mprobe
 #pragma weak MPI_Improbe = PMPI_Improbe
 #pragma weak MPI_Mrecv = PMPI_Mrecv

@@ -1,5 +1,6 @@
-// MPI_Sendrecv and MPI_Sendrecv_replace: the receive posted first, then the
-// send, so that two ranks exchanging large messages cannot both sit in a send.
+// MPI_Sendrecv, MPI_Sendrecv_replace and their non-blocking forms: the
+// receive posted first, then the send, so that two ranks exchanging large
+// messages cannot both sit in a send.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -88,6 +89,104 @@ int sendrecv(const char* kFunction, const void* sendbuf, int sendcount, MPI_Data
   return MPI_SUCCESS;
 }
 
+// The outgoing copy of a *_replace call's buffer: the packed bytes of a
+// non-contiguous type (sent as MPI_BYTE), a plain copy otherwise.
+int replace_copy(const char* function, MPI_Comm handle, void* buf, int count, MPI_Datatype datatype, int dest,
+                 int sendtag, TempBuffer& copy, int& send_count, MPI_Datatype& send_type) {
+  Comm* comm = nullptr;
+  std::size_t bytes = 0;
+  std::shared_ptr<const DerivedType> derived;
+  if (int err = check_args(function, handle, buf, count, datatype, dest, sendtag, false, comm, bytes, &derived);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  if (derived != nullptr) {
+    if (bytes > static_cast<std::size_t>(0x7FFFFFFF)) {
+      return raise(comm, MPI_ERR_COUNT, function, "%zu bytes of derived data exceed an int count", bytes);
+    }
+    copy = pack_temp(*derived, buf, count);
+    send_count = static_cast<int>(bytes);
+    send_type = MPI_BYTE;
+  } else {
+    copy = temp_buffer(bytes);
+    if (copy != nullptr && bytes != 0) std::memcpy(copy.get(), buf, bytes);
+    send_count = count;
+    send_type = datatype;
+  }
+  if (copy == nullptr) return no_memory(comm, function, bytes);
+  return MPI_SUCCESS;
+}
+
+// MPI_Isendrecv(_replace): one request whose receive is the slot's engine
+// request and whose send is its companion; `owned` (the replace copy, when
+// set) lives until the send ends.
+int isendrecv(const char* function, const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+              int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+              MPI_Comm handle, MPI_Request* request, TempBuffer owned) {
+  Comm* comm = nullptr;
+  std::size_t send_bytes = 0, recv_bytes = 0;
+  std::shared_ptr<const DerivedType> send_derived, recv_derived;
+  if (int err = check_request_args(function, handle, sendbuf, sendcount, sendtype, dest, sendtag, false, request,
+                                   comm, send_bytes, &send_derived);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  if (int err = check_args(function, handle, recvbuf, recvcount, recvtype, source, recvtag, true, comm, recv_bytes,
+                           &recv_derived);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  TempBuffer send_temp = std::move(owned);
+  if (send_derived != nullptr && dest != MPI_PROC_NULL) {
+    send_temp = pack_temp(*send_derived, sendbuf, sendcount);
+    if (send_temp == nullptr) return no_memory(comm, function, send_bytes);
+    sendbuf = send_temp.get();
+  }
+  TempBuffer recv_temp;
+  void* landing = recvbuf;
+  if (recv_derived != nullptr && source != MPI_PROC_NULL) {
+    recv_temp = temp_buffer(recv_bytes);
+    if (recv_temp == nullptr) return no_memory(comm, function, recv_bytes);
+    landing = recv_temp.get();
+  }
+  RequestSlot* slot = nullptr;
+  const MPI_Request handle_out = g_state->requests.get(slot);
+  if (handle_out == MPI_REQUEST_NULL) return raise(comm, MPI_ERR_NO_MEM, function, "no memory for another request");
+  slot->kind = RequestKind::Recv;
+  slot->comm = handle;
+  slot->capacity = recv_bytes;
+  if (source == MPI_PROC_NULL) {
+    empty_status(&slot->status, MPI_PROC_NULL);
+  } else {
+    PackedTransfer packed;
+    if (recv_temp != nullptr) {
+      packed = PackedTransfer{recv_temp.get(), recv_derived, recvbuf, static_cast<std::size_t>(recvcount)};
+    }
+    if (Status s = post_slot_receive(*comm, *slot, landing, recv_bytes, source, recvtag, packed); s != Status::Ok) {
+      g_state->requests.put(handle_out);
+      return raise(comm, error_class_of(s), function, "posting a receive from rank %d failed: %s", source,
+                   to_string(s));
+    }
+    (void)recv_temp.release();  // the slot owns it now
+  }
+  if (dest != MPI_PROC_NULL) {
+    engine::Request* send_request = nullptr;
+    const Status s = start_send(*comm, sendbuf, send_bytes, dest, sendtag, 0, send_request);
+    if (s == Status::InProgress) {
+      slot->companion = send_request;
+      slot->companion_temp = send_temp.release();
+    } else if (s != Status::Ok) {
+      *request = handle_out;
+      (void)PMPI_Cancel(request);
+      (void)PMPI_Wait(request, MPI_STATUS_IGNORE);
+      return raise(comm, error_class_of(s), function, "sending %zu bytes to rank %d failed: %s", send_bytes, dest,
+                   to_string(s));
+    }
+  }
+  *request = handle_out;
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 }  // namespace tern::mpi
 
@@ -107,30 +206,42 @@ int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
 int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
                           int recvtag, MPI_Comm handle, MPI_Status* status) {
   constexpr const char* kFunction = "MPI_Sendrecv_replace";
-  Comm* comm = nullptr;
-  std::size_t bytes = 0;
-  std::shared_ptr<const DerivedType> derived;
-  if (int err = check_args(kFunction, handle, buf, count, datatype, dest, sendtag, false, comm, bytes, &derived);
+  TempBuffer copy;
+  int send_count = 0;
+  MPI_Datatype send_type = MPI_DATATYPE_NULL;
+  if (int err = replace_copy(kFunction, handle, buf, count, datatype, dest, sendtag, copy, send_count, send_type);
       err != MPI_SUCCESS) {
     return err;
   }
-  if (derived != nullptr) {
-    if (bytes > static_cast<std::size_t>(0x7FFFFFFF)) {
-      return raise(comm, MPI_ERR_COUNT, kFunction, "%zu bytes of derived data exceed an int count", bytes);
-    }
-    TempBuffer packed = pack_temp(*derived, buf, count);
-    if (packed == nullptr) return no_memory(comm, kFunction, bytes);
-    return sendrecv(kFunction, packed.get(), static_cast<int>(bytes), MPI_BYTE, dest, sendtag, buf, count, datatype,
-                    source, recvtag, handle, status);
+  return sendrecv(kFunction, copy.get(), send_count, send_type, dest, sendtag, buf, count, datatype, source, recvtag,
+                  handle, status);
+}
+
+int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                   recvtag, comm, request, TempBuffer());
+}
+
+int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                           int recvtag, MPI_Comm comm, MPI_Request* request) {
+  constexpr const char* kFunction = "MPI_Isendrecv_replace";
+  TempBuffer copy;
+  int send_count = 0;
+  MPI_Datatype send_type = MPI_DATATYPE_NULL;
+  if (int err = replace_copy(kFunction, comm, buf, count, datatype, dest, sendtag, copy, send_count, send_type);
+      err != MPI_SUCCESS) {
+    return err;
   }
-  std::unique_ptr<unsigned char[]> copy(new (std::nothrow) unsigned char[bytes == 0 ? 1 : bytes]);
-  if (copy == nullptr) return raise(comm, MPI_ERR_NO_MEM, kFunction, "no memory to copy %zu bytes", bytes);
-  if (bytes != 0) std::memcpy(copy.get(), buf, bytes);
-  return sendrecv(kFunction, copy.get(), count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, handle,
-                  status);
+  const void* send_from = copy.get();
+  return isendrecv(kFunction, send_from, send_count, send_type, dest, sendtag, buf, count, datatype, source, recvtag,
+                   comm, request, std::move(copy));
 }
 
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+#pragma weak MPI_Isendrecv = PMPI_Isendrecv
+#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
 
 }  // extern "C"

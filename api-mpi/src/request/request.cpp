@@ -2,6 +2,7 @@
 // operation that finished at once), completed by Wait/Test and their
 // all-forms.
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <new>
 #include <vector>
@@ -94,7 +95,24 @@ inline Lookup look_up(MPI_Request handle, RequestSlot*& slot) {
   return slot->persistent && !slot->active ? Lookup::Inactive : Lookup::Slot;
 }
 
-inline bool slot_done(const RequestSlot* slot) { return slot->engine == nullptr || engine_done(slot->engine); }
+inline bool slot_done(const RequestSlot* slot) {
+  return (slot->engine == nullptr || engine_done(slot->engine)) &&
+         (TERN_LIKELY(slot->companion == nullptr) || engine_done(slot->companion));
+}
+
+// Ends the send half of a done MPI_Isendrecv; its error class.
+int finish_companion(RequestSlot* slot) {
+  if (TERN_LIKELY(slot->companion == nullptr && slot->companion_temp == nullptr)) return MPI_SUCCESS;
+  int error = MPI_SUCCESS;
+  if (slot->companion != nullptr) {
+    error = error_class_of(slot->companion->status());
+    g_state->worker->release(slot->companion);
+    slot->companion = nullptr;
+  }
+  std::free(slot->companion_temp);
+  slot->companion_temp = nullptr;
+  return error;
+}
 
 // Ends a done request: fills `status`, frees the slot, sets the handle to
 // MPI_REQUEST_NULL; returns the operation's error class (not raised).
@@ -106,7 +124,8 @@ int finish(MPI_Request* handle, Lookup kind, RequestSlot* slot, MPI_Status* stat
     case Lookup::SendDone:
     case Lookup::Invalid: empty_status(status); break;
     case Lookup::ProcNull: empty_status(status, MPI_PROC_NULL); break;
-    case Lookup::Slot:
+    case Lookup::Slot: {
+      const int send_error = finish_companion(slot);
       if (slot->engine != nullptr) {
         engine::Request* request = slot->engine;
         if (slot->kind == RequestKind::Recv) {
@@ -138,12 +157,14 @@ int finish(MPI_Request* handle, Lookup kind, RequestSlot* slot, MPI_Status* stat
           }
         }
       }
+      if (TERN_UNLIKELY(send_error != MPI_SUCCESS) && error == MPI_SUCCESS) error = send_error;
       if (slot->persistent) {
         slot->active = false;  // the handle stays, ready for MPI_Start
         return error;
       }
       g_state->requests.put(*handle);
       break;
+    }
   }
   *handle = MPI_REQUEST_NULL;
   return error;
@@ -187,7 +208,8 @@ class ArrayFailure {
       requests[i] = MPI_REQUEST_NULL;
       return;
     }
-    if (kind == Lookup::Slot && slot->engine != nullptr && !slot->persistent && slot->packed.temp == nullptr) {
+    if (kind == Lookup::Slot && slot->engine != nullptr && !slot->persistent && slot->packed.temp == nullptr &&
+        slot->companion == nullptr) {
       engine::Request* request = slot->engine;
       failure.note(error_class_of(request->status()), slot->comm);
       g_state->worker->release(request);
@@ -300,7 +322,9 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (TERN_UNLIKELY(kind == Lookup::Invalid)) {
     return raise(nullptr, MPI_ERR_REQUEST, kFunction, "invalid request %d", *request);
   }
-  if (kind == Lookup::Slot && slot->engine != nullptr) progress_until([slot] { return engine_done(slot->engine); });
+  if (kind == Lookup::Slot && (slot->engine != nullptr || slot->companion != nullptr)) {
+    progress_until([slot] { return slot_done(slot); });
+  }
   const MPI_Request handle = *request;
   const MPI_Comm comm = slot != nullptr ? slot->comm : MPI_COMM_NULL;
   const int error = finish(request, kind, slot, status);
@@ -394,6 +418,13 @@ int PMPI_Request_free(MPI_Request* request) {
     return raise(nullptr, MPI_ERR_REQUEST, kFunction, "invalid request %d", *request);
   }
   if (kind == Lookup::Slot || kind == Lookup::Inactive) {
+    if (TERN_UNLIKELY(slot->companion != nullptr || slot->companion_temp != nullptr)) {
+      // The send half of MPI_Isendrecv ends in the background too.
+      std::lock_guard<std::mutex> lock(g_orphans_mutex);
+      g_orphans.push_back(Orphan{slot->companion, PackedTransfer{slot->companion_temp, nullptr, nullptr, 0}, false, 0});
+      slot->companion = nullptr;
+      slot->companion_temp = nullptr;
+    }
     if (TERN_UNLIKELY(slot->packed.temp != nullptr)) {
       // A packed transfer's buffer must outlive the operation (and a
       // receive still unpacks): let it finish in the background.

@@ -1,0 +1,152 @@
+// Prefix reductions and the local reduction calls: MPI_Scan and MPI_Exscan
+// pass the running result along the ranks (rank r combines rank r - 1's
+// prefix with its own part, so non-commutative operations see x0 op ... op
+// xr in order), MPI_Reduce_local and MPI_Op_commutative.
+#include <cstring>
+#include <vector>
+
+#include "coll/coll.hpp"
+#include "datatype/derived.hpp"
+
+namespace tern::mpi {
+namespace {
+
+// The checks of MPI_Scan and MPI_Exscan; sets `comm`, `type`, `bytes`.
+int check_scan(const char* function, MPI_Comm handle, const void* sendbuf, void* recvbuf, int count,
+               MPI_Datatype datatype, MPI_Op op, Comm*& comm, const TypeInfo*& type, std::size_t& bytes) {
+  if (g_state == nullptr) return not_initialized(function);
+  if (int err = check_coll(function, handle, count, datatype, comm, type); err != MPI_SUCCESS) return err;
+  if (int err = check_op(function, *comm, op, datatype, *type); err != MPI_SUCCESS) return err;
+  bytes = static_cast<std::size_t>(count) * type->size;
+  if (bytes != 0 && (sendbuf == nullptr || recvbuf == nullptr)) {
+    return raise(comm, MPI_ERR_BUFFER, function, "null buffer");
+  }
+  return MPI_SUCCESS;
+}
+
+// Reduce_local on a derived type: a user operation takes it as it is; a
+// predefined one sees the elements of its one basic type.
+int reduce_local_derived(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+  constexpr const char* kFunction = "MPI_Reduce_local";
+  const std::shared_ptr<const DerivedType> desc = describe_type(datatype);
+  if (desc == nullptr || !desc->committed) {
+    return raise(nullptr, MPI_ERR_TYPE, kFunction, "invalid or uncommitted datatype %d", datatype);
+  }
+  if (is_user_op(op)) {
+    if (count == 0) return MPI_SUCCESS;
+    if (call_user_op(op, datatype, const_cast<void*>(inbuf), inoutbuf, count) != MPI_SUCCESS) {
+      return raise(nullptr, MPI_ERR_OP, kFunction, "invalid operation %d", op);
+    }
+    return MPI_SUCCESS;
+  }
+  if (desc->basic == MPI_DATATYPE_NULL) {
+    return raise(nullptr, MPI_ERR_OP, kFunction,
+                 "predefined operation %d on derived datatype %d, which mixes basic types", op, datatype);
+  }
+  const std::size_t bytes = static_cast<std::size_t>(count) * desc->size;
+  std::vector<char> in(bytes + 1), inout(bytes + 1);
+  pack_data(*desc, inbuf, static_cast<std::size_t>(count), in.data());
+  pack_data(*desc, inoutbuf, static_cast<std::size_t>(count), inout.data());
+  if (apply_op(op, desc->basic, in.data(), inout.data(), static_cast<std::size_t>(count) * desc->elements) !=
+      MPI_SUCCESS) {
+    return raise(nullptr, MPI_ERR_OP, kFunction, "operation %d is not defined on datatype %d", op, datatype);
+  }
+  unpack_data(*desc, inout.data(), bytes, inoutbuf, static_cast<std::size_t>(count));
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace tern::mpi
+
+using namespace tern;
+using namespace tern::mpi;
+
+extern "C" {
+
+int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm handle) {
+  constexpr const char* kFunction = "MPI_Scan";
+  Comm* comm = nullptr;
+  const TypeInfo* type = nullptr;
+  std::size_t bytes = 0;
+  if (int err = check_scan(kFunction, handle, sendbuf, recvbuf, count, datatype, op, comm, type, bytes);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  if (sendbuf != MPI_IN_PLACE && bytes != 0) std::memmove(recvbuf, sendbuf, bytes);
+  const unsigned tag = next_tag_base(*comm);
+  if (comm->rank > 0) {
+    std::vector<std::byte> prefix(bytes);
+    if (Status s = coll_recv(*comm, prefix.data(), bytes, comm->rank - 1, tag); s != Status::Ok) {
+      return coll_failed(*comm, kFunction, s);
+    }
+    (void)apply_op(op, datatype, prefix.data(), recvbuf, static_cast<std::size_t>(count));
+  }
+  if (comm->rank + 1 < comm->size) {
+    if (Status s = coll_send(*comm, recvbuf, bytes, comm->rank + 1, tag); s != Status::Ok) {
+      return coll_failed(*comm, kFunction, s);
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm handle) {
+  constexpr const char* kFunction = "MPI_Exscan";
+  Comm* comm = nullptr;
+  const TypeInfo* type = nullptr;
+  std::size_t bytes = 0;
+  if (int err = check_scan(kFunction, handle, sendbuf, recvbuf, count, datatype, op, comm, type, bytes);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  // What goes on to rank r + 1: x0 op ... op xr.
+  std::vector<std::byte> outgoing(bytes);
+  if (bytes != 0) std::memcpy(outgoing.data(), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
+  const unsigned tag = next_tag_base(*comm);
+  if (comm->rank > 0) {
+    std::vector<std::byte> prefix(bytes);
+    if (Status s = coll_recv(*comm, prefix.data(), bytes, comm->rank - 1, tag); s != Status::Ok) {
+      return coll_failed(*comm, kFunction, s);
+    }
+    (void)apply_op(op, datatype, prefix.data(), outgoing.data(), static_cast<std::size_t>(count));
+    if (bytes != 0) std::memcpy(recvbuf, prefix.data(), bytes);
+  }
+  if (comm->rank + 1 < comm->size) {
+    if (Status s = coll_send(*comm, outgoing.data(), bytes, comm->rank + 1, tag); s != Status::Ok) {
+      return coll_failed(*comm, kFunction, s);
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+  constexpr const char* kFunction = "MPI_Reduce_local";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  if (count < 0) return raise(nullptr, MPI_ERR_COUNT, kFunction, "invalid count %d", count);
+  if (!valid_op(op)) return raise(nullptr, MPI_ERR_OP, kFunction, "invalid operation %d", op);
+  if (count > 0 && (inbuf == nullptr || inoutbuf == nullptr)) {
+    return raise(nullptr, MPI_ERR_BUFFER, kFunction, "null buffer");
+  }
+  if (is_derived_handle(datatype)) return reduce_local_derived(inbuf, inoutbuf, count, datatype, op);
+  const TypeInfo* type = find_type(datatype);
+  if (type == nullptr) return raise(nullptr, MPI_ERR_TYPE, kFunction, "invalid datatype %d", datatype);
+  if (apply_op(op, datatype, inbuf, inoutbuf, static_cast<std::size_t>(count)) != MPI_SUCCESS) {
+    return raise(nullptr, MPI_ERR_OP, kFunction, "operation %d is not defined on %s", op, type->name);
+  }
+  return MPI_SUCCESS;
+}
+
+int PMPI_Op_commutative(MPI_Op op, int* commute) {
+  constexpr const char* kFunction = "MPI_Op_commutative";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  if (!valid_op(op)) return raise(nullptr, MPI_ERR_OP, kFunction, "invalid operation %d", op);
+  if (commute == nullptr) return raise(nullptr, MPI_ERR_ARG, kFunction, "null commute argument");
+  *commute = op_commutative(op);
+  return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Scan = PMPI_Scan
+#pragma weak MPI_Exscan = PMPI_Exscan
+#pragma weak MPI_Reduce_local = PMPI_Reduce_local
+#pragma weak MPI_Op_commutative = PMPI_Op_commutative
+
+}  // extern "C"

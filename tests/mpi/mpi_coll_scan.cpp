@@ -204,6 +204,43 @@ void user_ops() {
   int x[4] = {1, 2, 3, 4}, y[4] = {10, 20, 30, 40};
   CHECK(MPI_Reduce_local(x, y, 1, matrix, MPI_SUM) == MPI_SUCCESS);
   CHECK(y[0] == 11 && y[1] == 22 && y[2] == 33 && y[3] == 44);
+  // The same on the matrix type itself (a derived type: the user operation
+  // gets it), and a predefined op on a strided type (holes untouched).
+  std::fill(out, out + 4, -9);
+  CHECK(MPI_Scan(m, out, 1, matrix, product, MPI_COMM_WORLD) == MPI_SUCCESS);
+  product_of(0, rank, expected);
+  CHECK(std::memcmp(out, expected, sizeof(out)) == 0);
+  std::fill(out, out + 4, -9);
+  CHECK(MPI_Exscan(m, out, 1, matrix, product, MPI_COMM_WORLD) == MPI_SUCCESS);
+  if (rank > 0) {
+    product_of(0, rank - 1, expected);
+    CHECK(std::memcmp(out, expected, sizeof(out)) == 0);
+  } else {
+    CHECK(out[0] == -9 && out[3] == -9);
+  }
+  std::vector<int> counts(static_cast<std::size_t>(size), 1);
+  std::fill(out, out + 4, -9);
+  CHECK(MPI_Reduce_scatter(all.data(), out, counts.data(), matrix, product, MPI_COMM_WORLD) == MPI_SUCCESS);
+  product_of(0, size - 1, expected);
+  CHECK(std::memcmp(out, expected, sizeof(out)) == 0);
+  MPI_Datatype every_other;
+  MPI_Type_vector(2, 1, 2, MPI_INT, &every_other);
+  MPI_Type_commit(&every_other);
+  int strided[4] = {rank + 1, -1, 10 * (rank + 1), -1}, sums[4] = {-7, -7, -7, -7};
+  CHECK(MPI_Scan(strided, sums, 1, every_other, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
+  const int triangle = (rank + 1) * (rank + 2) / 2;
+  CHECK(sums[0] == triangle && sums[1] == -7 && sums[2] == 10 * triangle && sums[3] == -7);
+  std::vector<int> mine_out(4, -7);
+  // Instance r of every_other (extent 3 ints) holds ints 3r and 3r + 2.
+  std::vector<int> laid(static_cast<std::size_t>(3 * size + 1), 0);
+  for (int r = 0; r < size; ++r) {
+    laid[static_cast<std::size_t>(3 * r)] = r + rank;
+    laid[static_cast<std::size_t>(3 * r + 2)] = 1;
+  }
+  CHECK(MPI_Reduce_scatter(laid.data(), mine_out.data(), counts.data(), every_other, MPI_SUM, MPI_COMM_WORLD) ==
+        MPI_SUCCESS);
+  CHECK(mine_out[0] == size * rank + size * (size - 1) / 2 && mine_out[1] == -7 && mine_out[2] == size);
+  MPI_Type_free(&every_other);
   MPI_Op_free(&product);
   MPI_Type_free(&matrix);
 }

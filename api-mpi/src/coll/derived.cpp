@@ -513,41 +513,121 @@ int derived_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatyp
   return err;
 }
 
+int derived_reduce_scatter(const char* function, const void* sendbuf, void* recvbuf, const int recvcounts[],
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  int rank = 0, size = 0;
+  if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
+  if (recvcounts == nullptr) return raise(find_comm(comm), MPI_ERR_ARG, function, "null recvcounts argument");
+  long long total = 0;
+  for (int r = 0; r < size; ++r) {
+    if (recvcounts[r] < 0) {
+      return raise(find_comm(comm), MPI_ERR_COUNT, function, "invalid count %d for rank %d", recvcounts[r], r);
+    }
+    total += recvcounts[r];
+  }
+  std::shared_ptr<const DerivedType> desc;
+  MPI_Datatype basic = MPI_DATATYPE_NULL;
+  int elements = 0;
+  if (int err = reduction_shape(function, comm, total, datatype, op, desc, basic, elements); err != MPI_SUCCESS) {
+    return err;
+  }
+  const std::size_t all_bytes = static_cast<std::size_t>(total) * desc->size;
+  const std::size_t mine = static_cast<std::size_t>(recvcounts[rank]) * desc->size;
+  const void* source = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  if ((all_bytes != 0 && source == nullptr) || (mine != 0 && recvbuf == nullptr)) {
+    return raise(find_comm(comm), MPI_ERR_BUFFER, function, "null buffer");
+  }
+  std::vector<char> send_temp(all_bytes + 1), recv_temp(mine + 1);
+  pack_data(*desc, source, static_cast<std::size_t>(total), send_temp.data());
+  // Per-rank counts in the unit the packed call takes: basic elements for a
+  // predefined operation, packed bytes for a user one.
+  const auto unit = basic == MPI_DATATYPE_NULL ? desc->size : desc->elements;
+  std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
+  for (int r = 0, offset = 0; r < size; ++r) {
+    counts[static_cast<std::size_t>(r)] = static_cast<int>(static_cast<std::size_t>(recvcounts[r]) * unit);
+    displs[static_cast<std::size_t>(r)] = offset;
+    offset += counts[static_cast<std::size_t>(r)];
+  }
+  int err = MPI_SUCCESS;
+  if (basic == MPI_DATATYPE_NULL) {
+    std::vector<char> reduced(rank == 0 ? all_bytes + 1 : 1);
+    err = user_reduce_packed(function, comm, *desc, datatype, op, static_cast<int>(total), send_temp.data(),
+                             reduced.data(), 0);
+    if (err == MPI_SUCCESS) {
+      err = PMPI_Scatterv(reduced.data(), counts.data(), displs.data(), MPI_BYTE, recv_temp.data(),
+                          counts[static_cast<std::size_t>(rank)], MPI_BYTE, 0, comm);
+    }
+  } else {
+    err = PMPI_Reduce_scatter(send_temp.data(), recv_temp.data(), counts.data(), basic, op, comm);
+  }
+  if (err == MPI_SUCCESS) {
+    unpack_data(*desc, recv_temp.data(), mine, recvbuf, static_cast<std::size_t>(recvcounts[rank]));
+  }
+  return err;
+}
+
 int derived_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                                  MPI_Op op, MPI_Comm comm) {
   constexpr const char* kFunction = "MPI_Reduce_scatter_block";
   int rank = 0, size = 0;
   if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
   if (recvcount < 0) return raise(find_comm(comm), MPI_ERR_COUNT, kFunction, "invalid count %d", recvcount);
-  const long long total = static_cast<long long>(recvcount) * size;
+  const std::vector<int> counts(static_cast<std::size_t>(size), recvcount);
+  return derived_reduce_scatter(kFunction, sendbuf, recvbuf, counts.data(), datatype, op, comm);
+}
+
+int derived_scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm handle,
+                 bool exclusive) {
+  const char* const function = exclusive ? "MPI_Exscan" : "MPI_Scan";
+  Comm* comm = find_comm(handle);
+  if (count < 0) return raise(comm, MPI_ERR_COUNT, function, "invalid count %d", count);
   std::shared_ptr<const DerivedType> desc;
   MPI_Datatype basic = MPI_DATATYPE_NULL;
   int elements = 0;
-  if (int err = reduction_shape(kFunction, comm, total, datatype, op, desc, basic, elements); err != MPI_SUCCESS) {
+  if (int err = reduction_shape(function, handle, count, datatype, op, desc, basic, elements); err != MPI_SUCCESS) {
     return err;
   }
-  const std::size_t block = static_cast<std::size_t>(recvcount) * desc->size;
+  const std::size_t bytes = static_cast<std::size_t>(count) * desc->size;
   const void* source = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  if (block != 0 && (source == nullptr || recvbuf == nullptr)) {
-    return raise(find_comm(comm), MPI_ERR_BUFFER, kFunction, "null buffer");
+  if (bytes != 0 && (source == nullptr || recvbuf == nullptr)) {
+    return raise(comm, MPI_ERR_BUFFER, function, "null buffer");
   }
-  std::vector<char> send_temp(block * static_cast<std::size_t>(size) + 1), recv_temp(block + 1);
-  pack_data(*desc, source, static_cast<std::size_t>(total), send_temp.data());
-  int err = MPI_SUCCESS;
-  if (basic == MPI_DATATYPE_NULL) {
-    std::vector<char> reduced(rank == 0 ? block * static_cast<std::size_t>(size) + 1 : 1);
-    err = user_reduce_packed(kFunction, comm, *desc, datatype, op, static_cast<int>(total), send_temp.data(),
-                             reduced.data(), 0);
-    if (err == MPI_SUCCESS) {
-      err = PMPI_Scatter(reduced.data(), static_cast<int>(block), MPI_BYTE, recv_temp.data(), static_cast<int>(block),
-                         MPI_BYTE, 0, comm);
+  const auto instances = static_cast<std::size_t>(count);
+  std::vector<char> mine(bytes + 1), result(bytes + 1);
+  pack_data(*desc, source, instances, mine.data());
+  if (basic != MPI_DATATYPE_NULL) {
+    const int err = (exclusive ? PMPI_Exscan : PMPI_Scan)(mine.data(), result.data(), elements, basic, op, handle);
+    if (err == MPI_SUCCESS && (!exclusive || comm->rank > 0)) unpack_data(*desc, result.data(), bytes, recvbuf, instances);
+    return err;
+  }
+  // A user operation: the prefix travels packed along the ranks; each rank
+  // combines it with its own part in the type's layout.
+  const unsigned tag = next_tag_base(*comm);
+  result = mine;
+  if (comm->rank > 0) {
+    std::vector<char> prefix(bytes + 1);
+    if (Status s = coll_recv(*comm, prefix.data(), bytes, comm->rank - 1, tag); s != Status::Ok) {
+      return raise(comm, error_class_of(s), function, "communication failed: %s", to_string(s));
     }
-  } else {
-    err = PMPI_Reduce_scatter_block(send_temp.data(), recv_temp.data(), elements / (size > 0 ? size : 1), basic, op,
-                                    comm);
+    if (count > 0) {
+      LayoutBuffer left(*desc, instances), right(*desc, instances);
+      unpack_data(*desc, prefix.data(), bytes, left.origin(), instances);
+      unpack_data(*desc, mine.data(), bytes, right.origin(), instances);
+      if (call_user_op(op, datatype, left.origin(), right.origin(), count) != MPI_SUCCESS) {
+        return raise(comm, MPI_ERR_OP, function, "invalid operation %d", op);
+      }
+      pack_data(*desc, right.origin(), instances, result.data());
+    }
+    unpack_data(*desc, exclusive ? prefix.data() : result.data(), bytes, recvbuf, instances);
+  } else if (!exclusive) {
+    unpack_data(*desc, result.data(), bytes, recvbuf, instances);
   }
-  if (err == MPI_SUCCESS) unpack_data(*desc, recv_temp.data(), block, recvbuf, static_cast<std::size_t>(recvcount));
-  return err;
+  if (comm->rank + 1 < comm->size) {
+    if (Status s = coll_send(*comm, result.data(), bytes, comm->rank + 1, tag); s != Status::Ok) {
+      return raise(comm, error_class_of(s), function, "communication failed: %s", to_string(s));
+    }
+  }
+  return MPI_SUCCESS;
 }
 
 }  // namespace tern::mpi

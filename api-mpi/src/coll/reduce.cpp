@@ -130,6 +130,9 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
                         MPI_Comm handle) {
   constexpr const char* kFunction = "MPI_Reduce_scatter";
   if (g_state == nullptr) return not_initialized(kFunction);
+  if (TERN_UNLIKELY(is_derived_handle(datatype)) && find_comm(handle) != nullptr) {
+    return derived_reduce_scatter(kFunction, sendbuf, recvbuf, recvcounts, datatype, op, handle);
+  }
   Comm* comm = nullptr;
   const TypeInfo* type = nullptr;
   if (int err = check_coll(kFunction, handle, 0, datatype, comm, type); err != MPI_SUCCESS) return err;

@@ -64,6 +64,9 @@ using namespace tern::mpi;
 extern "C" {
 
 int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm handle) {
+  if (TERN_UNLIKELY(is_derived_handle(datatype)) && g_state != nullptr && find_comm(handle) != nullptr) {
+    return derived_scan(sendbuf, recvbuf, count, datatype, op, handle, false);
+  }
   constexpr const char* kFunction = "MPI_Scan";
   Comm* comm = nullptr;
   const TypeInfo* type = nullptr;
@@ -90,6 +93,9 @@ int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
 }
 
 int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm handle) {
+  if (TERN_UNLIKELY(is_derived_handle(datatype)) && g_state != nullptr && find_comm(handle) != nullptr) {
+    return derived_scan(sendbuf, recvbuf, count, datatype, op, handle, true);
+  }
   constexpr const char* kFunction = "MPI_Exscan";
   Comm* comm = nullptr;
   const TypeInfo* type = nullptr;

@@ -101,5 +101,10 @@ int derived_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatyp
                       MPI_Comm comm);
 int derived_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                                  MPI_Op op, MPI_Comm comm);
+int derived_reduce_scatter(const char* function, const void* sendbuf, void* recvbuf, const int recvcounts[],
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+// MPI_Scan (exclusive: MPI_Exscan); user operations on any derived type.
+int derived_scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                 bool exclusive);
 
 }  // namespace tern::mpi

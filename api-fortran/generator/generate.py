@@ -34,7 +34,7 @@ class Param:
             if self.kind == handle or self.kind.startswith(handle + "_"):
                 self.handle = handle
                 self.kind = "int" + self.kind[len(handle):]
-        self.is_string = self.kind in ("string_out", "string_in")
+        self.is_string = self.kind in ("string_out", "string_out_sized", "string_in")
 
 
 class Function:
@@ -58,6 +58,7 @@ C_DECL = {
     "logical_out": "MPI_Fint* {n}", "status_out": "MPI_Fint* {n}", "status_in": "const MPI_Fint* {n}",
     "status_array_out": "MPI_Fint* {n}", "index_out": "MPI_Fint* {n}", "index_array_out": "MPI_Fint* {n}",
     "string_out": "char* {n}", "string_in": "const char* {n}", "user_function": "MPI_User_function* {n}",
+    "string_out_sized": "char* {n}", "logical_array": "const MPI_Fint* {n}", "logical_array_out": "MPI_Fint* {n}",
 }
 
 
@@ -89,6 +90,9 @@ def c_argument(p):
     if k == "string_out":
         return ([f"char {n}_c[{p.arg} + 1] = {{}};"], f"{n}_c",
                 [f"tern::fortran::store_string({n}, {n}_len, {n}_c);"])
+    if k == "string_out_sized":
+        return ([f"std::vector<char> {n}_c(tern::fortran::c_string_size(*{p.arg}));"], f"{n}_c.data()",
+                [f"tern::fortran::store_string({n}, {n}_len, {n}_c.data());"])
     if k == "string_in":
         return [f"const std::string {n}_c = tern::fortran::trimmed({n}, {n}_len);"], f"{n}_c.c_str()", []
     return [], n, []
@@ -131,7 +135,8 @@ def c_wrapper(f):
 def c_file(family, functions):
     generated = [c_wrapper(f) for f in functions if not f.options.get("handwritten")]
     return "\n".join([f"// {HEADER}", f"// The {family} family's Fortran entry points.",
-                      '#include "fortran_support.hpp"', "", "#include <string>", "", 'extern "C" {', "",
+                      '#include "fortran_support.hpp"', "", "#include <string>", "#include <vector>", "",
+                      'extern "C" {', "",
                       *generated, '}  // extern "C"', ""])
 
 
@@ -153,6 +158,8 @@ def fortran_declaration(p, form):
         "status_array_out": "integer, intent(out) :: {n}(MPI_STATUS_SIZE, *)",
         "index_out": "integer, intent(out) :: {n}", "index_array_out": "integer, intent(out) :: {n}(*)",
         "string_out": "character(len=*), intent(out) :: {n}", "string_in": "character(len=*), intent(in) :: {n}",
+        "string_out_sized": "character(len=*), intent(out) :: {n}",
+        "logical_array": "logical, intent(in) :: {n}(*)", "logical_array_out": "logical, intent(out) :: {n}(*)",
         "user_function": "external :: {n}",
     }
     if form == "f08":
@@ -198,7 +205,8 @@ def interface_body(f, form):
         lines = wrap(f"{pad}function MPI_{f.name}(", names, ")", 4)
         end = f"{pad}end function MPI_{f.name}"
     else:
-        names.append("ierror")
+        if not f.options.get("no_ierror"):
+            names.append("ierror")
         specific = f"MPI_{f.name}"
         if form == "f08" and f.options.get("f08_symbol"):
             specific = f.options["f08_symbol"]
@@ -212,7 +220,7 @@ def interface_body(f, form):
         if p.name in f08_kinds:
             p = Param(f"{p.name}:{f08_kinds[p.name]}")
         lines += [f"{pad}  {line}" for line in fortran_declaration(p, form)]
-    if not f.result:
+    if not f.result and not f.options.get("no_ierror"):
         optional = ", optional" if form == "f08" else ""
         lines.append(f"{pad}  integer{optional}, intent(out) :: ierror")
     lines.append(end)

@@ -8,6 +8,7 @@ both, "Comm_array" an input array, "Comm_array_inout" an array updated in
 place. Options:
   handwritten  the C wrapper is in src/ (the interfaces are still generated)
   function=T   a Fortran function returning T (double, aint)
+  no_ierror    a subroutine without ierror (MPI_PCONTROL)
   mpi_only     no mpi_f08 form (removed from the standard before Fortran 2008)
   f08_symbol=S mpi_f08's form calls the C symbol S_ (for arguments whose
                Fortran 2008 type means something else than the old form's)
@@ -42,6 +43,7 @@ FAMILIES = {
         ("Errhandler_free", "errhandler:Errhandler_inout"),
         ("Error_string", "errorcode:int, string:string_out(MPI_MAX_ERROR_STRING), resultlen:int_out"),
         ("Error_class", "errorcode:int, errorclass:int_out"),
+        ("Pcontrol", "level:int", {"handwritten": True, "no_ierror": True}),
     ],
     "comm": [
         ("Comm_rank", "comm:Comm, rank:int_out"),
@@ -63,6 +65,13 @@ FAMILIES = {
         ("Group_compare", "group1:Group, group2:Group, result:int_out"),
         ("Op_create", "user_fn:user_function, commute:logical, op:Op_out"),
         ("Op_free", "op:Op_inout"),
+        ("Op_commutative", "op:Op, commute:logical_out"),
+        ("Comm_test_inter", "comm:Comm, flag:logical_out"),
+        ("Comm_set_name", "comm:Comm, comm_name:string_in"),
+        ("Comm_get_name", "comm:Comm, comm_name:string_out(MPI_MAX_OBJECT_NAME), resultlen:int_out"),
+        ("Comm_set_info", "comm:Comm, info:Info"),
+        ("Comm_get_info", "comm:Comm, info_used:Info_out"),
+        ("Comm_dup_with_info", "comm:Comm, info:Info, newcomm:Comm_out"),
     ],
     "p2p": [
         ("Send", BUFFER_SEND),
@@ -94,6 +103,11 @@ FAMILIES = {
         ("Get_count", "status:status_in, datatype:Datatype, count:int_out"),
         ("Get_elements", "status:status_in, datatype:Datatype, count:int_out"),
         ("Test_cancelled", "status:status_in, flag:logical_out"),
+        ("Isendrecv", "sendbuf:choice, sendcount:int, sendtype:Datatype, dest:int, sendtag:int, "
+                      "recvbuf:choice, recvcount:int, recvtype:Datatype, source:int, recvtag:int, "
+                      "comm:Comm, request:Request_out"),
+        ("Isendrecv_replace", "buf:choice, count:int, datatype:Datatype, dest:int, sendtag:int, source:int, "
+                              "recvtag:int, comm:Comm, request:Request_out"),
         ("Buffer_attach", "buffer:choice, size:int"),
         ("Buffer_detach", "buffer_addr:choice, size:int_out",
          {"handwritten": True, "f08_symbol": "tern_mpi_f08_buffer_detach", "f08_kinds": {"buffer_addr": "address_out"}}),
@@ -136,6 +150,40 @@ FAMILIES = {
                        "recvcounts:int_array, displs:int_array, recvtype:Datatype, comm:Comm"),
         ("Alltoallv", "sendbuf:choice, sendcounts:int_array, sdispls:int_array, sendtype:Datatype, "
                       "recvbuf:choice, recvcounts:int_array, rdispls:int_array, recvtype:Datatype, comm:Comm"),
+        ("Alltoallw", "sendbuf:choice, sendcounts:int_array, sdispls:int_array, sendtypes:Datatype_array, "
+                      "recvbuf:choice, recvcounts:int_array, rdispls:int_array, recvtypes:Datatype_array, "
+                      "comm:Comm"),
+        ("Reduce_scatter", "sendbuf:choice, recvbuf:choice, recvcounts:int_array, datatype:Datatype, op:Op, "
+                           "comm:Comm"),
+        ("Reduce_local", "inbuf:choice, inoutbuf:choice, count:int, datatype:Datatype, op:Op"),
+        ("Scan", "sendbuf:choice, recvbuf:choice, count:int, datatype:Datatype, op:Op, comm:Comm"),
+        ("Exscan", "sendbuf:choice, recvbuf:choice, count:int, datatype:Datatype, op:Op, comm:Comm"),
+    ],
+    "info": [
+        ("Info_create", "info:Info_out"),
+        ("Info_set", "info:Info, key:string_in, value:string_in"),
+        ("Info_get", "info:Info, key:string_in, valuelen:int, value:string_out_sized(valuelen), flag:logical_out"),
+        ("Info_get_string", "info:Info, key:string_in, buflen:int_inout, value:string_out, flag:logical_out",
+         {"handwritten": True}),
+        ("Info_get_valuelen", "info:Info, key:string_in, valuelen:int_out, flag:logical_out"),
+        ("Info_delete", "info:Info, key:string_in"),
+        ("Info_dup", "info:Info, newinfo:Info_out"),
+        ("Info_free", "info:Info_inout"),
+        ("Info_get_nkeys", "info:Info, nkeys:int_out"),
+        ("Info_get_nthkey", "info:Info, n:int, key:string_out(MPI_MAX_INFO_KEY)"),
+    ],
+    "topology": [
+        ("Dims_create", "nnodes:int, ndims:int, dims:int_array_inout"),
+        ("Cart_create", "comm_old:Comm, ndims:int, dims:int_array, periods:logical_array, reorder:logical, "
+                        "comm_cart:Comm_out"),
+        ("Cartdim_get", "comm:Comm, ndims:int_out"),
+        ("Cart_get", "comm:Comm, maxdims:int, dims:int_array_out, periods:logical_array_out, coords:int_array_out"),
+        ("Cart_rank", "comm:Comm, coords:int_array, rank:int_out"),
+        ("Cart_coords", "comm:Comm, rank:int, maxdims:int, coords:int_array_out"),
+        ("Cart_shift", "comm:Comm, direction:int, disp:int, rank_source:int_out, rank_dest:int_out"),
+        ("Cart_sub", "comm:Comm, remain_dims:logical_array, newcomm:Comm_out"),
+        ("Cart_map", "comm:Comm, ndims:int, dims:int_array, periods:logical_array, newrank:int_out"),
+        ("Topo_test", "comm:Comm, status:int_out"),
     ],
     "datatype": [
         ("Type_size", "datatype:Datatype, size:int_out"),
@@ -177,4 +225,4 @@ FAMILIES = {
 
 # C functions with no Fortran form: the handle conversions are C's own.
 C_ONLY = ["Comm_c2f", "Comm_f2c", "Type_c2f", "Type_f2c", "Op_c2f", "Op_f2c", "Request_c2f", "Request_f2c",
-          "Group_c2f", "Group_f2c"]
+          "Group_c2f", "Group_f2c", "Message_c2f", "Message_f2c", "Info_c2f", "Info_f2c"]

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -107,6 +108,9 @@ inline void store_string(char* out, std::size_t length, const char* text) {
   std::memcpy(out, text, used);
   std::memset(out + used, ' ', length - used);
 }
+
+// The C buffer for a string of at most `length` characters and its null.
+inline std::size_t c_string_size(MPI_Fint length) { return length > 0 ? static_cast<std::size_t>(length) + 1 : 1; }
 
 // A CHARACTER argument as a C string: Fortran pads with trailing blanks.
 inline std::string trimmed(const char* text, std::size_t length) {

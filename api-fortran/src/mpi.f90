@@ -8,6 +8,8 @@ module mpi
   use tern_mpi_request
   use tern_mpi_coll
   use tern_mpi_datatype
+  use tern_mpi_info
+  use tern_mpi_topology
   implicit none
   public
 

@@ -1,6 +1,8 @@
 // Fortran entry points whose arguments do not map one to one onto the C
 // call: no argc/argv, functions with results, attribute values given by
-// value, the MPI-1 forms that take default integers for addresses.
+// value, the MPI-1 forms that take default integers for addresses, no
+// ierror (MPI_PCONTROL), a buffer length that is the CHARACTER's own.
+#include <string>
 #include <vector>
 
 #include "fortran_support.hpp"
@@ -69,5 +71,26 @@ void pmpi_type_hindexed_(const MPI_Fint* count, const MPI_Fint* array_of_blockle
                                                              *oldtype, newtype));
 }
 TERN_FORTRAN_WEAK_ALIAS(type_hindexed)
+
+void pmpi_pcontrol_(const MPI_Fint* level) { PMPI_Pcontrol(*level); }
+TERN_FORTRAN_WEAK_ALIAS(pcontrol)
+
+// The value is cut to LEN(value); buflen returns the whole value's length
+// (C's counts the terminating null too).
+void pmpi_info_get_string_(const MPI_Fint* info, const char* key, MPI_Fint* buflen, char* value, MPI_Fint* flag,
+                           MPI_Fint* ierror, std::size_t key_len, std::size_t value_len) {
+  const std::string key_c = tern::fortran::trimmed(key, key_len);
+  std::vector<char> value_c(value_len + 1);
+  int buflen_c = static_cast<int>(value_c.size());
+  int found = 0;
+  const int rc = PMPI_Info_get_string(*info, key_c.c_str(), &buflen_c, value_c.data(), &found);
+  if (rc == MPI_SUCCESS && found) {
+    tern::fortran::store_string(value, value_len, value_c.data());
+    *buflen = buflen_c - 1;
+  }
+  *flag = tern::fortran::to_logical(found);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(info_get_string)
 
 }  // extern "C"

@@ -9,6 +9,7 @@
 #define REQUEST_T type(MPI_Request)
 #define GROUP_T type(MPI_Group)
 #define MESSAGE_T type(MPI_Message)
+#define INFO_T type(MPI_Info)
 #define OP_T type(MPI_Op)
 #define STATUS_T type(MPI_Status)
 #define STATUS_ARRAY_T(n) type(MPI_Status), dimension(n)
@@ -29,6 +30,7 @@
 #define REQUEST_T integer
 #define GROUP_T integer
 #define MESSAGE_T integer
+#define INFO_T integer
 #define OP_T integer
 #define STATUS_T integer, dimension(MPI_STATUS_SIZE)
 #define STATUS_ARRAY_T(n) integer, dimension(MPI_STATUS_SIZE, n)

@@ -3,6 +3,7 @@
 #include "fortran_support.hpp"
 
 #include <string>
+#include <vector>
 
 extern "C" {
 
@@ -101,5 +102,41 @@ void pmpi_alltoallv_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(alltoallv)
+
+void pmpi_alltoallw_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls, const MPI_Fint* sendtypes,
+                     void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* rdispls, const MPI_Fint* recvtypes,
+                     const MPI_Fint* comm, MPI_Fint* ierror) {
+  const int rc = PMPI_Alltoallw(tern::fortran::buffer(sendbuf), sendcounts, sdispls, sendtypes, tern::fortran::buffer(recvbuf), recvcounts, rdispls, recvtypes, *comm);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(alltoallw)
+
+void pmpi_reduce_scatter_(void* sendbuf, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* datatype,
+                          const MPI_Fint* op, const MPI_Fint* comm, MPI_Fint* ierror) {
+  const int rc = PMPI_Reduce_scatter(tern::fortran::buffer(sendbuf), tern::fortran::buffer(recvbuf), recvcounts, *datatype, *op, *comm);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(reduce_scatter)
+
+void pmpi_reduce_local_(void* inbuf, void* inoutbuf, const MPI_Fint* count, const MPI_Fint* datatype,
+                        const MPI_Fint* op, MPI_Fint* ierror) {
+  const int rc = PMPI_Reduce_local(tern::fortran::buffer(inbuf), tern::fortran::buffer(inoutbuf), *count, *datatype, *op);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(reduce_local)
+
+void pmpi_scan_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* op,
+                const MPI_Fint* comm, MPI_Fint* ierror) {
+  const int rc = PMPI_Scan(tern::fortran::buffer(sendbuf), tern::fortran::buffer(recvbuf), *count, *datatype, *op, *comm);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(scan)
+
+void pmpi_exscan_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype,
+                  const MPI_Fint* op, const MPI_Fint* comm, MPI_Fint* ierror) {
+  const int rc = PMPI_Exscan(tern::fortran::buffer(sendbuf), tern::fortran::buffer(recvbuf), *count, *datatype, *op, *comm);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(exscan)
 
 }  // extern "C"

@@ -3,6 +3,7 @@
 #include "fortran_support.hpp"
 
 #include <string>
+#include <vector>
 
 extern "C" {
 
@@ -111,5 +112,55 @@ void pmpi_op_free_(MPI_Fint* op, MPI_Fint* ierror) {
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(op_free)
+
+void pmpi_op_commutative_(const MPI_Fint* op, MPI_Fint* commute, MPI_Fint* ierror) {
+  int commute_c = 0;
+  const int rc = PMPI_Op_commutative(*op, &commute_c);
+  *commute = tern::fortran::to_logical(commute_c);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(op_commutative)
+
+void pmpi_comm_test_inter_(const MPI_Fint* comm, MPI_Fint* flag, MPI_Fint* ierror) {
+  int flag_c = 0;
+  const int rc = PMPI_Comm_test_inter(*comm, &flag_c);
+  *flag = tern::fortran::to_logical(flag_c);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_test_inter)
+
+void pmpi_comm_set_name_(const MPI_Fint* comm, const char* comm_name, MPI_Fint* ierror, size_t comm_name_len) {
+  const std::string comm_name_c = tern::fortran::trimmed(comm_name, comm_name_len);
+  const int rc = PMPI_Comm_set_name(*comm, comm_name_c.c_str());
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_set_name)
+
+void pmpi_comm_get_name_(const MPI_Fint* comm, char* comm_name, MPI_Fint* resultlen, MPI_Fint* ierror,
+                         size_t comm_name_len) {
+  char comm_name_c[MPI_MAX_OBJECT_NAME + 1] = {};
+  const int rc = PMPI_Comm_get_name(*comm, comm_name_c, resultlen);
+  tern::fortran::store_string(comm_name, comm_name_len, comm_name_c);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_get_name)
+
+void pmpi_comm_set_info_(const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* ierror) {
+  const int rc = PMPI_Comm_set_info(*comm, *info);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_set_info)
+
+void pmpi_comm_get_info_(const MPI_Fint* comm, MPI_Fint* info_used, MPI_Fint* ierror) {
+  const int rc = PMPI_Comm_get_info(*comm, info_used);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_get_info)
+
+void pmpi_comm_dup_with_info_(const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* newcomm, MPI_Fint* ierror) {
+  const int rc = PMPI_Comm_dup_with_info(*comm, *info, newcomm);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_dup_with_info)
 
 }  // extern "C"

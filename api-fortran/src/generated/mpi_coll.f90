@@ -6,7 +6,8 @@ module tern_mpi_coll
   private
   public :: MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter_block, &
       & MPI_Gather, MPI_Scatter, MPI_Allgather, MPI_Alltoall, MPI_Gatherv, MPI_Scatterv, &
-      & MPI_Allgatherv, MPI_Alltoallv
+      & MPI_Allgatherv, MPI_Alltoallv, MPI_Alltoallw, MPI_Reduce_scatter, MPI_Reduce_local, &
+      & MPI_Scan, MPI_Exscan
 
   interface
     subroutine MPI_Barrier(comm, ierror)
@@ -207,5 +208,78 @@ module tern_mpi_coll
       integer, intent(in) :: comm
       integer, intent(out) :: ierror
     end subroutine MPI_Alltoallv
+
+    subroutine MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+        & rdispls, recvtypes, comm, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
+      integer, intent(in) :: sendcounts(*)
+      integer, intent(in) :: sdispls(*)
+      integer, intent(in) :: sendtypes(*)
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
+      integer, intent(in) :: recvcounts(*)
+      integer, intent(in) :: rdispls(*)
+      integer, intent(in) :: recvtypes(*)
+      integer, intent(in) :: comm
+      integer, intent(out) :: ierror
+    end subroutine MPI_Alltoallw
+
+    subroutine MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
+      integer, intent(in) :: recvcounts(*)
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer, intent(out) :: ierror
+    end subroutine MPI_Reduce_scatter
+
+    subroutine MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*), asynchronous, target :: inbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+      type(*), dimension(*), asynchronous, target :: inoutbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(out) :: ierror
+    end subroutine MPI_Reduce_local
+
+    subroutine MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer, intent(out) :: ierror
+    end subroutine MPI_Scan
+
+    subroutine MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(in) :: comm
+      integer, intent(out) :: ierror
+    end subroutine MPI_Exscan
   end interface
 end module tern_mpi_coll

@@ -8,7 +8,7 @@ module tern_mpi_env
       & MPI_Initialized, MPI_Finalized, MPI_Abort, MPI_Wtime, MPI_Wtick, &
       & MPI_Get_processor_name, MPI_Get_version, MPI_Get_library_version, MPI_Alloc_mem, &
       & MPI_Free_mem, MPI_Comm_set_errhandler, MPI_Comm_get_errhandler, MPI_Errhandler_free, &
-      & MPI_Error_string, MPI_Error_class
+      & MPI_Error_string, MPI_Error_class, MPI_Pcontrol
 
   interface
     subroutine MPI_Init(ierror)
@@ -159,5 +159,11 @@ module tern_mpi_env
       integer, intent(out) :: errorclass
       integer, intent(out) :: ierror
     end subroutine MPI_Error_class
+
+    subroutine MPI_Pcontrol(level)
+      import
+      implicit none
+      integer, intent(in) :: level
+    end subroutine MPI_Pcontrol
   end interface
 end module tern_mpi_env

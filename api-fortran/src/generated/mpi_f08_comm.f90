@@ -9,7 +9,9 @@ module tern_mpi_f08_comm
   public :: MPI_Comm_rank, MPI_Comm_size, MPI_Comm_dup, MPI_Comm_free, MPI_Comm_compare, &
       & MPI_Comm_get_attr, MPI_Comm_split, MPI_Comm_create, MPI_Comm_group, MPI_Group_size, &
       & MPI_Group_rank, MPI_Group_incl, MPI_Group_excl, MPI_Group_free, &
-      & MPI_Group_translate_ranks, MPI_Group_compare, MPI_Op_create, MPI_Op_free
+      & MPI_Group_translate_ranks, MPI_Group_compare, MPI_Op_create, MPI_Op_free, &
+      & MPI_Op_commutative, MPI_Comm_test_inter, MPI_Comm_set_name, MPI_Comm_get_name, &
+      & MPI_Comm_set_info, MPI_Comm_get_info, MPI_Comm_dup_with_info
 
   interface
     subroutine MPI_Comm_rank(comm, rank, ierror)
@@ -167,5 +169,63 @@ module tern_mpi_f08_comm
       type(MPI_Op), intent(inout) :: op
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Op_free
+
+    subroutine MPI_Op_commutative(op, commute, ierror)
+      import
+      implicit none
+      type(MPI_Op), intent(in) :: op
+      logical, intent(out) :: commute
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Op_commutative
+
+    subroutine MPI_Comm_test_inter(comm, flag, ierror)
+      import
+      implicit none
+      type(MPI_Comm), intent(in) :: comm
+      logical, intent(out) :: flag
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Comm_test_inter
+
+    subroutine MPI_Comm_set_name(comm, comm_name, ierror)
+      import
+      implicit none
+      type(MPI_Comm), intent(in) :: comm
+      character(len=*), intent(in) :: comm_name
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Comm_set_name
+
+    subroutine MPI_Comm_get_name(comm, comm_name, resultlen, ierror)
+      import
+      implicit none
+      type(MPI_Comm), intent(in) :: comm
+      character(len=*), intent(out) :: comm_name
+      integer, intent(out) :: resultlen
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Comm_get_name
+
+    subroutine MPI_Comm_set_info(comm, info, ierror)
+      import
+      implicit none
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Comm_set_info
+
+    subroutine MPI_Comm_get_info(comm, info_used, ierror)
+      import
+      implicit none
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(out) :: info_used
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Comm_get_info
+
+    subroutine MPI_Comm_dup_with_info(comm, info, newcomm, ierror)
+      import
+      implicit none
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Comm), intent(out) :: newcomm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Comm_dup_with_info
   end interface
 end module tern_mpi_f08_comm

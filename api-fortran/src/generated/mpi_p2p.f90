@@ -8,7 +8,8 @@ module tern_mpi_p2p
       & MPI_Irsend, MPI_Ibsend, MPI_Irecv, MPI_Send_init, MPI_Ssend_init, MPI_Rsend_init, &
       & MPI_Bsend_init, MPI_Recv_init, MPI_Sendrecv, MPI_Sendrecv_replace, MPI_Probe, &
       & MPI_Iprobe, MPI_Mprobe, MPI_Improbe, MPI_Mrecv, MPI_Imrecv, MPI_Get_count, &
-      & MPI_Get_elements, MPI_Test_cancelled, MPI_Buffer_attach, MPI_Buffer_detach
+      & MPI_Get_elements, MPI_Test_cancelled, MPI_Isendrecv, MPI_Isendrecv_replace, &
+      & MPI_Buffer_attach, MPI_Buffer_detach
 
   interface
     subroutine MPI_Send(buf, count, datatype, dest, tag, comm, ierror)
@@ -348,6 +349,44 @@ module tern_mpi_p2p
       logical, intent(out) :: flag
       integer, intent(out) :: ierror
     end subroutine MPI_Test_cancelled
+
+    subroutine MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
+        & recvtype, source, recvtag, comm, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
+      integer, intent(in) :: sendcount
+      integer, intent(in) :: sendtype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
+      integer, intent(in) :: recvcount
+      integer, intent(in) :: recvtype
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      integer, intent(in) :: comm
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine MPI_Isendrecv
+
+    subroutine MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, &
+        & comm, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      integer, intent(in) :: comm
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine MPI_Isendrecv_replace
 
     subroutine MPI_Buffer_attach(buffer, size, ierror)
       import

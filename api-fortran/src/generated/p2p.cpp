@@ -3,6 +3,7 @@
 #include "fortran_support.hpp"
 
 #include <string>
+#include <vector>
 
 extern "C" {
 
@@ -212,6 +213,23 @@ void pmpi_test_cancelled_(const MPI_Fint* status, MPI_Fint* flag, MPI_Fint* ierr
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(test_cancelled)
+
+void pmpi_isendrecv_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, const MPI_Fint* dest,
+                     const MPI_Fint* sendtag, void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
+                     const MPI_Fint* source, const MPI_Fint* recvtag, const MPI_Fint* comm, MPI_Fint* request,
+                     MPI_Fint* ierror) {
+  const int rc = PMPI_Isendrecv(tern::fortran::buffer(sendbuf), *sendcount, *sendtype, *dest, *sendtag, tern::fortran::buffer(recvbuf), *recvcount, *recvtype, *source, *recvtag, *comm, request);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(isendrecv)
+
+void pmpi_isendrecv_replace_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* dest,
+                             const MPI_Fint* sendtag, const MPI_Fint* source, const MPI_Fint* recvtag,
+                             const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
+  const int rc = PMPI_Isendrecv_replace(tern::fortran::buffer(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, request);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(isendrecv_replace)
 
 void pmpi_buffer_attach_(void* buffer, const MPI_Fint* size, MPI_Fint* ierror) {
   const int rc = PMPI_Buffer_attach(tern::fortran::buffer(buffer), *size);

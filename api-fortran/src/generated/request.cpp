@@ -3,6 +3,7 @@
 #include "fortran_support.hpp"
 
 #include <string>
+#include <vector>
 
 extern "C" {
 

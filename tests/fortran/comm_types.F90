@@ -111,6 +111,25 @@ program fortran_comm_types
              'struct type at MPI_BOTTOM')
   call MPI_Type_free(pair, ierror)
 
+#if !defined(TERN_FORM_F08)
+  ! --- MPI-1's hvector: a default-integer byte stride (no mpi_f08 form).
+  call MPI_Type_hvector(4, 1, 24, MPI_DOUBLE_PRECISION, column_row, ierror)
+  call MPI_Type_commit(column_row, ierror)
+  call MPI_Type_get_extent(column_row, lb, extent, ierror)
+  call check(ierror == MPI_SUCCESS .and. extent == 80, 'MPI_Type_hvector extent')
+  call MPI_Type_free(column_row, ierror)
+#endif
+
+  ! --- Errors returned in ierror once the handler says so.
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup, ierror)
+  call MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN, ierror)
+  call MPI_Send(ints_out, 1, MPI_INTEGER, ranks, 0, dup, ierror)
+  call check(ierror /= MPI_SUCCESS, 'a send to a rank out of range fails')
+  i = ierror
+  call MPI_Error_class(i, result, ierror)
+  call check(result == MPI_ERR_RANK, 'MPI_Error_class of a bad rank')
+  call MPI_Comm_free(dup, ierror)
+
   ! --- Strings and attributes.
   call MPI_Get_processor_name(host, length, ierror)
   call check(length > 0 .and. len_trim(host) == length, 'MPI_Get_processor_name')

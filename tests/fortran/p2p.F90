@@ -26,6 +26,8 @@ program fortran_p2p
   integer, target :: attached(1024)
 #if defined(TERN_FORM_F08)
   type(c_ptr) :: detached
+  type(MPI_Status) :: converted
+  integer :: integer_status(MPI_STATUS_SIZE)
 #endif
 
   call MPI_Init(ierror)
@@ -48,6 +50,15 @@ program fortran_p2p
   call check(all(received == [(left * 100 + i, i = 1, 10)]), 'ring data')
   call MPI_Wait(requests(1), MPI_STATUS_IGNORE, ierror)
   call check(requests(1) == MPI_REQUEST_NULL, 'MPI_Wait frees the request')
+
+#if defined(TERN_FORM_F08)
+  ! A type(MPI_Status) into the integer array of the older forms and back.
+  call MPI_Status_f082f(status, integer_status, ierror)
+  call check(integer_status(MPI_SOURCE) == left .and. integer_status(MPI_TAG) == 7, 'MPI_Status_f082f')
+  call MPI_Status_f2f08(integer_status, converted, ierror)
+  call MPI_Get_count(converted, MPI_INTEGER, count, ierror)
+  call check(converted%MPI_SOURCE == left .and. count == 10, 'MPI_Status_f2f08')
+#endif
 
   ! Sendrecv with MPI_STATUS_IGNORE.
   send_value = 1.5d0 * rank

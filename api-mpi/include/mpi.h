@@ -363,8 +363,8 @@ TERN_MPI_API(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
 TERN_MPI_API(int, Free_mem, (void *base))
 
 /* --- Derived datatypes: contiguous data goes straight to the engine, other layouts through pack/unpack.
- * Point-to-point (not persistent or matched receives), Bcast, Gather and Scatter take derived types; the
- * other collectives answer MPI_ERR_UNSUPPORTED_OPERATION for them. */
+ * Point-to-point calls and collectives take them; reductions with predefined operations take types whose
+ * elements are all one predefined type. */
 #define MPI_MAX_OBJECT_NAME 128
 TERN_MPI_API(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype))
 TERN_MPI_API(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype))

@@ -1,9 +1,10 @@
-! Info objects, communicator names and info, Cartesian topologies, and the
-! scan, reduce_scatter, reduce_local, alltoallw and isendrecv calls from
-! Fortran.
+! From Fortran: the environment's queries, MPI_Alloc_mem, Info objects,
+! communicator names and info, Cartesian topologies, and the scan,
+! reduce_scatter, reduce_local, alltoallw and isendrecv calls.
 #include "forms.h"
 program fortran_topo_info
   USE_MPI
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_null_ptr, c_f_pointer
   use fortran_check
   implicit none
   INCLUDE_MPIF
@@ -18,8 +19,27 @@ program fortran_topo_info
   INFO_T :: info, copy
   COMM_T :: dup, cart, row
   REQUEST_T :: request
+  integer :: provided
+  character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: library
+  integer, pointer :: block(:)
+#if defined(TERN_FORM_F08)
+  type(c_ptr) :: base
+#else
+  integer(kind=MPI_ADDRESS_KIND) :: base
+#endif
 
-  call MPI_Init(ierror)
+  call MPI_Init_thread(MPI_THREAD_FUNNELED, provided, ierror)
+  call check(ierror == MPI_SUCCESS .and. provided >= MPI_THREAD_FUNNELED, 'MPI_Init_thread')
+  call MPI_Query_thread(i, ierror)
+  call check(i == provided, 'MPI_Query_thread')
+  call MPI_Is_thread_main(flag, ierror)
+  call check(flag, 'MPI_Is_thread_main')
+  call MPI_Initialized(flag, ierror)
+  call check(flag, 'MPI_Initialized')
+  call MPI_Get_version(i, length, ierror)
+  call check(i == MPI_VERSION .and. length == MPI_SUBVERSION, 'MPI_Get_version')
+  call MPI_Get_library_version(library, length, ierror)
+  call check(length > 0 .and. index(library, 'Tern') > 0, 'MPI_Get_library_version')
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierror)
   call MPI_Comm_size(MPI_COMM_WORLD, ranks, ierror)
   right = mod(rank + 1, ranks)
@@ -113,6 +133,20 @@ program fortran_topo_info
   call MPI_Isendrecv(rank, 1, MPI_INTEGER, right, 9, got, 1, MPI_INTEGER, left, 9, MPI_COMM_WORLD, request, ierror)
   call MPI_Wait(request, MPI_STATUS_IGNORE, ierror)
   call check(got == left, 'MPI_Isendrecv')
+
+  ! Memory from MPI_Alloc_mem, seen as a Fortran array.
+  call MPI_Alloc_mem(int(64 * 4, MPI_ADDRESS_KIND), MPI_INFO_NULL, base, ierror)
+  call check(ierror == MPI_SUCCESS, 'MPI_Alloc_mem')
+#if defined(TERN_FORM_F08)
+  call c_f_pointer(base, block, [64])
+#else
+  call c_f_pointer(transfer(base, c_null_ptr), block, [64])
+#endif
+  block = [(i, i = 1, 64)]
+  call MPI_Allreduce(MPI_IN_PLACE, block, 64, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierror)
+  call check(all(block == [(ranks * i, i = 1, 64)]), 'MPI_Allreduce in MPI_Alloc_mem memory')
+  call MPI_Free_mem(block, ierror)
+  call check(ierror == MPI_SUCCESS, 'MPI_Free_mem')
 
   call MPI_Pcontrol(1)
   call report_pass('fortran_topo_info', FORM_NAME)

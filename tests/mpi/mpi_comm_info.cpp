@@ -178,6 +178,13 @@ void environment() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Info calls work before MPI_Init; MPI_INFO_ENV learns the job after it.
+  MPI_Info early;
+  int early_keys = -1, early_flag = -1;
+  CHECK(MPI_Info_create(&early) == MPI_SUCCESS && MPI_Info_set(early, "k", "v") == MPI_SUCCESS);
+  CHECK(MPI_Info_get_nkeys(early, &early_keys) == MPI_SUCCESS && early_keys == 1);
+  CHECK(MPI_Info_get_valuelen(MPI_INFO_ENV, "maxprocs", &early_keys, &early_flag) == MPI_SUCCESS && early_flag == 0);
+  CHECK(MPI_Info_free(&early) == MPI_SUCCESS);
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -27,6 +27,7 @@ struct InfoTable {
   std::unique_ptr<InfoEntries> objects[kMaxInfos];  // by slot; 0: MPI_INFO_NULL, 1: MPI_INFO_ENV
   uint32_t generations[kMaxInfos] = {};
   bool env_built = false;
+  bool env_after_init = false;  // built once MPI ran: knows the job
 };
 
 InfoTable& table() {
@@ -74,9 +75,11 @@ InfoEntries environment_entries() {
 InfoEntries* find_locked(InfoTable& t, MPI_Info handle) {
   const int slot = InfoHandle::slot(handle);
   if (slot == 0 || !InfoHandle::names(handle, slot, t.generations[slot])) return nullptr;
-  if (handle == MPI_INFO_ENV && !t.env_built) {
+  // Built on first use, and again once MPI_Init has told the job's size.
+  if (handle == MPI_INFO_ENV && (!t.env_built || (!t.env_after_init && g_state != nullptr))) {
     t.objects[slot] = std::make_unique<InfoEntries>(environment_entries());
     t.env_built = true;
+    t.env_after_init = g_state != nullptr;
   }
   return t.objects[slot].get();
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <poll.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -305,6 +306,10 @@ int unsupported(const Comm* comm, const char* function, const char* what);
 // waits for is then handled where it is wanted, without a handoff from the
 // thread (a wakeup per message), and the thread does the work while no one
 // waits. The cap also bounds a sleep whose event the thread took first.
+// Under MPI_THREAD_MULTIPLE with more threads than cores, the engine's
+// policy (Worker::should_yield) decides when a waiting thread yields its
+// core instead of spinning; and a thread whose progress completed requests
+// yields at once, since they may be another waiting thread's.
 template <typename Done>
 void progress_until(Done&& done) {
   State& state = *g_state;
@@ -315,11 +320,16 @@ void progress_until(Done&& done) {
     if (done()) break;
     if (state.worker->progress() != 0) {
       idle_polls = 0;
+      if (state.multiple && state.worker->waiting_threads() > 1 && !done()) sched_yield();
       continue;
     }
     if (state.wait_mode == runtime::WaitMode::Spin ||
         (state.wait_mode == runtime::WaitMode::Adaptive && ++idle_polls < state.spin_count)) {
-      cpu_relax();
+      if (state.multiple && state.worker->should_yield(idle_polls)) {
+        sched_yield();
+      } else {
+        cpu_relax();
+      }
       continue;
     }
     idle_polls = 0;

@@ -22,6 +22,18 @@ void WorkerImpl::wait_until(Done&& done) {
   for (;;) {
     const uint64_t completions_seen = thread_safe_ ? completions_.load(std::memory_order_seq_cst) : 0;
     bool sends_blocked = false;
+    // Another thread waits too: when this one's progress completed a
+    // request that is not its own, it yields the core, which may be the
+    // only one the owner could run on; and once it has polled idle a few
+    // microseconds it yields between polls, since the thread its request
+    // waits for may need the core (a round trip of osu_latency_mt -t 2:1
+    // otherwise waited 0.2-1.3 ms for this thread's time slice or spin
+    // limit to end). A partner that answers at once still finds it
+    // spinning: yielding from the first idle poll handed the core around
+    // threads that all had nothing to do.
+    const bool crowded = thread_safe_ && waiting_threads_.load(std::memory_order_relaxed) > 1;
+    bool progressed = false;
+    bool completed_others = false;
     {
       Guard guard(*this);
       if (done()) {
@@ -33,15 +45,23 @@ void WorkerImpl::wait_until(Done&& done) {
         set_waiting(true);
         marked_waiting = true;
       }
-      if (progress() != 0) {
-        idle_polls = 0;
-        continue;
-      }
+      progressed = progress() != 0;
+      completed_others = progressed && crowded && completions_.load(std::memory_order_relaxed) != completions_seen &&
+                         !done();
       // Read under the lock: other threads queue sends under it.
       sends_blocked = blocked_endpoints_ != 0;
     }
+    if (progressed) {
+      idle_polls = 0;
+      if (completed_others) sched_yield();  // outside the lock
+      continue;
+    }
     if (mode == runtime::WaitMode::Spin || (mode == runtime::WaitMode::Adaptive && ++idle_polls < spin_limit)) {
-      cpu_relax();
+      if (crowded && idle_polls > Worker::kCrowdedSpins) {
+        sched_yield();
+      } else {
+        cpu_relax();
+      }
       continue;
     }
     idle_polls = 0;

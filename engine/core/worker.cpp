@@ -120,6 +120,8 @@ void Worker::set_waiting(bool waiting) noexcept {
   impl_->set_waiting(waiting);
 }
 
+int Worker::waiting_threads() const noexcept { return impl_->waiting_threads(); }
+
 runtime::ProgressMode Worker::progress_mode() const noexcept {
   return impl_->progress_thread_ ? impl_->progress_thread_->mode() : runtime::ProgressMode::Caller;
 }

@@ -140,9 +140,17 @@ class WorkerImpl {
   }
   // Told to the tag device (transport/tag_device.hpp): blocking waits
   // mark their start and end.
+  // Counts the threads waiting (each wait says when it starts and ends,
+  // under the worker's lock): the tag device hears "waiting" while any
+  // thread waits, and waits see whether they are alone (wait_inl.hpp).
   void set_waiting(bool waiting) noexcept {
-    if (transport::TagDevice* device = offload_.device()) device->set_owner_waiting(waiting);
+    const int before = waiting_threads_.load(std::memory_order_relaxed);
+    const int now = waiting ? before + 1 : (before > 0 ? before - 1 : 0);
+    waiting_threads_.store(now, std::memory_order_relaxed);
+    if ((before == 0) == (now == 0)) return;
+    if (transport::TagDevice* device = offload_.device()) device->set_owner_waiting(now != 0);
   }
+  [[nodiscard]] int waiting_threads() const noexcept { return waiting_threads_.load(std::memory_order_relaxed); }
   // A sender filled a receive of the tag device (proto/offload.cpp).
   static void on_tag_completion(void* arg, const transport::TagDeviceCompletion& completion);
 
@@ -214,6 +222,7 @@ class WorkerImpl {
   std::condition_variable sleep_cv_;
   bool leader_asleep_ = false;           // guarded by sleep_mutex_
   std::atomic<uint64_t> completions_{0};  // counted only when thread-safe
+  std::atomic<int> waiting_threads_{0};   // in a wait now (set_waiting); read without the lock
   std::atomic<unsigned> followers_{0};
   // Last, so that adding it moved no other member.
   uint64_t progress_events_ = 0;

@@ -160,6 +160,19 @@ class Worker {
   // protocols, in which its CPU shares the copy; while it is away
   // computing, they write into its offloaded receives themselves.
   void set_waiting(bool waiting) noexcept;
+  // Threads waiting in this worker now (its own waits and the callers' that
+  // said so with set_waiting).
+  [[nodiscard]] int waiting_threads() const noexcept;
+  // The waiting policy when threads outnumber cores (MPI_THREAD_MULTIPLE):
+  // whether a wait that has polled `idle_polls` times in a row without
+  // progress should yield its core rather than spin on. True once it has
+  // spun a few hundred nanoseconds while another thread waits too: the
+  // thread its request depends on may need that core. A partner that
+  // answers at once still finds it spinning.
+  [[nodiscard]] bool should_yield(std::size_t idle_polls) const noexcept {
+    return idle_polls > kCrowdedSpins && waiting_threads() > 1;
+  }
+  static constexpr std::size_t kCrowdedSpins = 32;
 
   // --- Wakeup (see ../shared/seeds/002): a file descriptor for poll/epoll
   // that becomes readable on new events after arm() returned Ok.

@@ -161,7 +161,8 @@ void MultiRecv::on_header(Status status, const TagRecvInfo& info) {
     frames.resize(h.frame_count);
     continuation.resize(h.continuation_length);
   } catch (const std::bad_alloc&) {
-    TERN_LOG(Error, "tag_recv_multi: no memory to describe %llu frames", static_cast<unsigned long long>(h.frame_count));
+    TERN_LOG(Error, "tag_recv_multi: no memory to describe %llu frames",
+             static_cast<unsigned long long>(h.frame_count));
     failure = Status::NoMemory;
     return finish();
   }

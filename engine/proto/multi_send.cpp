@@ -112,7 +112,8 @@ Status build(MultiSend& send, std::span<const SendFrame> frames) {
   const std::size_t first = std::min(frames.size(), proto::kFramesPerHeader);
   const std::size_t eager_limit = send.endpoint->rndv_threshold;
   std::vector<bool> inlined;
-  const std::size_t first_inline = choose_inline(frames.first(first), eager_limit, proto::kMultiFirstInlineBytes, inlined);
+  const std::size_t first_inline =
+      choose_inline(frames.first(first), eager_limit, proto::kMultiFirstInlineBytes, inlined);
   proto::MultiHeader header{};
   header.magic = proto::kMultiMagic;
   header.sender_uuid = send.worker->uuid_;

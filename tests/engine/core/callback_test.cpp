@@ -142,7 +142,8 @@ void repost(void* user_data, Status status, const TagRecvInfo&) {
   EXPECT_EQ(status, Status::Ok);
   EXPECT_EQ(chain->value, chain->received.load());
   if (chain->received.fetch_add(1) + 1 == chain->target) return;
-  const Status posted = chain->worker->tag_recv_nb(&chain->value, sizeof(int), 11, kTagMaskAll, Callback{&repost, chain});
+  const Status posted =
+      chain->worker->tag_recv_nb(&chain->value, sizeof(int), 11, kTagMaskAll, Callback{&repost, chain});
   EXPECT_EQ(posted, Status::InProgress);
 }
 

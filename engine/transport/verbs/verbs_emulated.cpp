@@ -336,6 +336,7 @@ void EmuQp::fail() {
 }
 
 void EmuQp::run(bool timer) {
+  fabric_->note_released();
   while (!send_queue_.empty() && state_ == QpState::Rts) {
     Wait wait = Wait::None;
     WcStatus status = execute(send_queue_.front(), wait);
@@ -615,6 +616,7 @@ class EmuPd final : public Pd {
       return nullptr;
     }
     std::lock_guard lock(fabric_->mutex);
+    fabric_->note_released();  // what was released before concerns older registrations only
     const Region region{reinterpret_cast<uintptr_t>(address), length, access, id_};
     const uint32_t lkey = fabric_->next_key();
     const uint32_t rkey = fabric_->next_key() | 0x80000000u;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "verbs_emulated.hpp"
+#include "verbs_memory_events.hpp"
 
 namespace tern::engine::transport::verbs {
 
@@ -25,6 +26,11 @@ struct Region {
   std::size_t length = 0;
   uint32_t access = 0;
   uint64_t pd = 0;
+  // Part of the range was unmapped or replaced since it was registered: a
+  // device would go on using the pages it pinned, which the emulation
+  // cannot reach, so every access fails instead of touching what is mapped
+  // there now.
+  bool stale = false;
 };
 
 // A posted work request that has not run yet; inline data is copied at post.
@@ -87,11 +93,31 @@ class EmulatedFabric {
   uint32_t next_qpn() noexcept { return next_qpn_++; }
   uint32_t next_key() noexcept { return next_key_ += 0x101; }
   uint64_t next_pd() noexcept { return ++next_pd_; }
+  // With the fabric locked: marks the registrations whose memory was
+  // released since the last look stale (Region::stale).
+  void note_released() {
+    if (!released_events_.pending()) return;
+    std::vector<memory_events::Range> ranges;
+    const bool complete = released_events_.read(ranges);
+    for (Device& device : devices_) {
+      for (auto* keys : {&device.by_lkey, &device.by_rkey}) {
+        for (auto& [key, region] : *keys) {
+          if (!complete) region.stale = true;
+          for (const memory_events::Range& range : ranges) {
+            if (region.address < range.start + range.length && range.start < region.address + region.length) {
+              region.stale = true;
+            }
+          }
+        }
+      }
+    }
+  }
   unsigned datagrams_to_drop = 0;
 
  private:
   EmulatedFabricParams params_;
   std::vector<Device> devices_;
+  memory_events::Reader released_events_;
   uint32_t next_qpn_ = 0x100;
   uint32_t next_key_ = 0x1000;
   uint64_t next_pd_ = 0;
@@ -109,7 +135,9 @@ inline bool inside(const Region& region, uint64_t address, uint64_t length) {
 inline const Region* find_region(const std::map<uint32_t, Region>& keys, uint32_t key, uint64_t pd, uint64_t address,
                           uint64_t length, uint32_t access) {
   auto it = keys.find(key);
-  if (it == keys.end() || it->second.pd != pd || !inside(it->second, address, length)) return nullptr;
+  if (it == keys.end() || it->second.stale || it->second.pd != pd || !inside(it->second, address, length)) {
+    return nullptr;
+  }
   if ((it->second.access & access) != access) return nullptr;
   return &it->second;
 }

@@ -78,6 +78,8 @@ std::unique_ptr<VerbsIface> VerbsIface::create(const IfaceParams& params, std::u
     status = Status::Unsupported;
     return nullptr;
   }
+  // Before any buffer is allocated: the registration cache relies on it.
+  memory_events::keep_malloc_memory_mapped();
   std::unique_ptr<VerbsIface> iface(new VerbsIface(params, std::move(provider), limits));
   status = iface->open(devices.front().name, reason);
   if (status != Status::Ok) {

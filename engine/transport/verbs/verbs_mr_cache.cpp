@@ -2,9 +2,43 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iterator>
 
 namespace tern::engine::transport::verbs {
+
+MrCache::MrCache(Pd& pd) noexcept : pd_(pd) { memory_events::keep_malloc_memory_mapped(); }
+
+void MrCache::invalidate() {
+  released_.clear();
+  if (!events_.read(released_)) {
+    // Fell behind the log: any registration may be stale.
+    invalidations_ += regions_.size();
+    regions_.clear();
+    retired_.clear();
+    return;
+  }
+  for (const memory_events::Range& range : released_) drop_overlapping(range.start, range.length);
+}
+
+void MrCache::drop_overlapping(uintptr_t start, std::size_t length) {
+  const uintptr_t end = start + length < start ? UINTPTR_MAX : start + length;
+  // Registrations may overlap (a later one from a page inside an earlier
+  // one): every one that starts before `end` is a candidate.
+  auto it = regions_.begin();
+  while (it != regions_.end() && it->first < end) {
+    const Mr& mr = *it->second;
+    if (mr.address() + mr.length() > start) {
+      ++invalidations_;
+      it = regions_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  std::erase_if(retired_, [&](const std::unique_ptr<Mr>& mr) {
+    return mr->address() < end && mr->address() + mr->length() > start;
+  });
+}
 
 const Mr* MrCache::get(const void* address, std::size_t length, Status& status) {
   const auto start = reinterpret_cast<uintptr_t>(address);
@@ -12,6 +46,7 @@ const Mr* MrCache::get(const void* address, std::size_t length, Status& status) 
     status = Status::InvalidParam;
     return nullptr;
   }
+  if (events_.pending()) invalidate();
   // The region starting last at or before `start` is the only candidate
   // that a new registration would not have swallowed.
   auto it = regions_.upper_bound(start);

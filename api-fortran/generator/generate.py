@@ -126,7 +126,11 @@ def c_wrapper(f):
         after += c
     body = [f"  {line}" for line in before]
     body.append(f"  const int rc = PMPI_{f.name}({', '.join(args)});")
-    body += [f"  {line}" for line in after]
+    # A string result is written only when there is one: after an error, or
+    # a key not found (flag false), the program's variable stays as it was.
+    condition = "rc == MPI_SUCCESS" + "".join(f" && {p.name}_c" for p in f.params if p.kind == "logical_out")
+    for line in after:
+        body.append(f"  if ({condition}) {line}" if "store_string" in line else f"  {line}")
     body.append("  tern::fortran::set_error(ierror, rc);")
     head = wrap_c(f"void pmpi_{lower}_(", c_parameters(f).split(", "), ") {")
     return "\n".join([*head, *body, "}", f"TERN_FORTRAN_WEAK_ALIAS({lower})", ""])

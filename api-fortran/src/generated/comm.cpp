@@ -140,7 +140,7 @@ void pmpi_comm_get_name_(const MPI_Fint* comm, char* comm_name, MPI_Fint* result
                          size_t comm_name_len) {
   char comm_name_c[MPI_MAX_OBJECT_NAME + 1] = {};
   const int rc = PMPI_Comm_get_name(*comm, comm_name_c, resultlen);
-  tern::fortran::store_string(comm_name, comm_name_len, comm_name_c);
+  if (rc == MPI_SUCCESS) tern::fortran::store_string(comm_name, comm_name_len, comm_name_c);
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(comm_get_name)

@@ -114,7 +114,7 @@ void pmpi_type_get_name_(const MPI_Fint* datatype, char* type_name, MPI_Fint* re
                          size_t type_name_len) {
   char type_name_c[MPI_MAX_OBJECT_NAME + 1] = {};
   const int rc = PMPI_Type_get_name(*datatype, type_name_c, resultlen);
-  tern::fortran::store_string(type_name, type_name_len, type_name_c);
+  if (rc == MPI_SUCCESS) tern::fortran::store_string(type_name, type_name_len, type_name_c);
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(type_get_name)

@@ -52,7 +52,7 @@ TERN_FORTRAN_WEAK_ALIAS(abort)
 void pmpi_get_processor_name_(char* name, MPI_Fint* resultlen, MPI_Fint* ierror, size_t name_len) {
   char name_c[MPI_MAX_PROCESSOR_NAME + 1] = {};
   const int rc = PMPI_Get_processor_name(name_c, resultlen);
-  tern::fortran::store_string(name, name_len, name_c);
+  if (rc == MPI_SUCCESS) tern::fortran::store_string(name, name_len, name_c);
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(get_processor_name)
@@ -66,7 +66,7 @@ TERN_FORTRAN_WEAK_ALIAS(get_version)
 void pmpi_get_library_version_(char* version, MPI_Fint* resultlen, MPI_Fint* ierror, size_t version_len) {
   char version_c[MPI_MAX_LIBRARY_VERSION_STRING + 1] = {};
   const int rc = PMPI_Get_library_version(version_c, resultlen);
-  tern::fortran::store_string(version, version_len, version_c);
+  if (rc == MPI_SUCCESS) tern::fortran::store_string(version, version_len, version_c);
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(get_library_version)
@@ -105,7 +105,7 @@ void pmpi_error_string_(const MPI_Fint* errorcode, char* string, MPI_Fint* resul
                         size_t string_len) {
   char string_c[MPI_MAX_ERROR_STRING + 1] = {};
   const int rc = PMPI_Error_string(*errorcode, string_c, resultlen);
-  tern::fortran::store_string(string, string_len, string_c);
+  if (rc == MPI_SUCCESS) tern::fortran::store_string(string, string_len, string_c);
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(error_string)

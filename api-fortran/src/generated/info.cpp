@@ -28,7 +28,7 @@ void pmpi_info_get_(const MPI_Fint* info, const char* key, const MPI_Fint* value
   std::vector<char> value_c(tern::fortran::c_string_size(*valuelen));
   int flag_c = 0;
   const int rc = PMPI_Info_get(*info, key_c.c_str(), *valuelen, value_c.data(), &flag_c);
-  tern::fortran::store_string(value, value_len, value_c.data());
+  if (rc == MPI_SUCCESS && flag_c) tern::fortran::store_string(value, value_len, value_c.data());
   *flag = tern::fortran::to_logical(flag_c);
   tern::fortran::set_error(ierror, rc);
 }
@@ -72,7 +72,7 @@ TERN_FORTRAN_WEAK_ALIAS(info_get_nkeys)
 void pmpi_info_get_nthkey_(const MPI_Fint* info, const MPI_Fint* n, char* key, MPI_Fint* ierror, size_t key_len) {
   char key_c[MPI_MAX_INFO_KEY + 1] = {};
   const int rc = PMPI_Info_get_nthkey(*info, *n, key_c);
-  tern::fortran::store_string(key, key_len, key_c);
+  if (rc == MPI_SUCCESS) tern::fortran::store_string(key, key_len, key_c);
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(info_get_nthkey)

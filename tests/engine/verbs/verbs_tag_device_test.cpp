@@ -211,6 +211,18 @@ TEST_F(VerbsTagDeviceTest, AnAddIsRefusedUntilSoftwareHandledEveryUnexpectedMess
   EXPECT_GE(post(7, kAllBits, 64), 0);
 }
 
+TEST_F(VerbsTagDeviceTest, ATaggedSendWaitsUntilThePeerHandledTheOrdinaryOnesBeforeIt) {
+  ASSERT_GE(post(8, kAllBits, 0), 0);
+  // An ordinary message that the receive would match too, not handled yet:
+  // the HCA must not give the receive to the tagged send that follows.
+  ASSERT_EQ(send_ordinary("earlier"), Status::Ok);
+  EXPECT_EQ(send_tagged(8, "later"), Status::NotFound);  // the ordinary way, then
+  b_->progress();  // handles it, and writes the count back to a_
+  EXPECT_EQ(send_tagged(8, "later"), Status::Ok);
+  ASSERT_TRUE(spin_until([&] { progress(); }, [&] { return seen_.completions.size() == 1; }));
+  EXPECT_EQ(text(0, 5), "later");
+}
+
 TEST_F(VerbsTagDeviceTest, ATakeBackThatLosesTheRaceLeavesTheCompletionToCome) {
   const int slot = post(42, kAllBits, 256);
   ASSERT_GE(slot, 0);

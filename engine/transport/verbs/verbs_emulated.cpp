@@ -484,7 +484,7 @@ EmuQp::Arrival EmuQp::arrive(const Queued& queued, const std::byte* data, uint32
         return Arrival::Placed;
       }
       if (receives.empty()) return Arrival::NoReceive;
-      srq->tags->count_unexpected();
+      if (srq->tags->count_unexpected()) wc.tag_flags |= kWcSyncRequest;
     }
   }
   if (receives.empty()) return params_.type == QpType::Ud ? Arrival::Placed : Arrival::NoReceive;

@@ -8,7 +8,9 @@ Status EmulatedTagList::post(const TagListWr& wr, uint32_t& handle, WorkCompleti
   done = {};
   done.wr_id = wr.wr_id;
   complete = wr.signaled;
-  const bool stale = (wr.sync || wr.op == TagListOp::Sync) && wr.unexpected_count != unexpected_;
+  const bool counted = wr.sync || wr.op == TagListOp::Sync;
+  const bool stale = counted && wr.unexpected_count != unexpected_;
+  if (counted) software_count_ = wr.unexpected_count;
   switch (wr.op) {
     case TagListOp::Add: {
       done.opcode = WcOpcode::TagAdd;

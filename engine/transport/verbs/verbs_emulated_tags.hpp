@@ -13,6 +13,11 @@
 // - Del of an entry a message consumed first fails (TagListError), and the
 //   message's TagRecv completes as usual: the race the shadow list settles.
 //
+// - An unexpected message's completion asks for a Sync once software's
+//   count, as the last operation carrying one said, is kSyncRequestAfter
+//   behind (man ibv_post_srq_ops: the device may ask for one to keep
+//   coherent; when a device asks is its own affair).
+//
 // What is not modelled: operations run at once when posted (a device runs
 // them a little later, which the DEL race stands for), so max_ops is not
 // enforced; handles are never reused (a device reuses them once the
@@ -45,8 +50,14 @@ class EmulatedTagList {
   [[nodiscard]] Status post(const TagListWr& wr, uint32_t& handle, WorkCompletion& done, bool& complete);
   // The earliest entry `tag` matches, taken out of the list.
   [[nodiscard]] std::optional<TagListEntry> match(uint64_t tag);
-  // A message that matched nothing was placed: one more unexpected.
-  void count_unexpected() noexcept { ++unexpected_; }
+  // A message that matched nothing was placed: one more unexpected. True
+  // when its completion asks software for a Sync (kWcSyncRequest): the
+  // count software last gave is kSyncRequestAfter or more behind.
+  bool count_unexpected() noexcept {
+    ++unexpected_;
+    return unexpected_ - software_count_ >= kSyncRequestAfter;
+  }
+  static constexpr uint32_t kSyncRequestAfter = 16;
 
   [[nodiscard]] uint32_t unexpected() const noexcept { return unexpected_; }
   [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
@@ -55,6 +66,7 @@ class EmulatedTagList {
   uint32_t max_tags_;
   uint32_t next_handle_ = 1;
   uint32_t unexpected_ = 0;  // messages the device found no entry for
+  uint32_t software_count_ = 0;  // the count the last operation carrying one gave
   std::vector<TagListEntry> entries_;  // in the order added
 };
 

@@ -408,7 +408,10 @@ void VerbsIface::on_receive(const WorkCompletion& wc) {
   } else if (wc.status != WcStatus::Success && wc.status != WcStatus::Flushed) {
     TERN_LOG(Error, "verbs: a receive failed: %s", to_string(wc.status));
   }
-  if (counted) tag_device_->count_handled();
+  if (counted) {
+    tag_device_->count_handled();
+    if ((wc.tag_flags & kWcSyncRequest) != 0) tag_device_->sync();
+  }
   // The SRQ is the only flow control: give the buffer back at once.
   if (Status s = post_rx(index); TERN_UNLIKELY(s != Status::Ok)) {
     TERN_LOG(Error, "verbs: cannot post a receive again: %s", tern::to_string(s));

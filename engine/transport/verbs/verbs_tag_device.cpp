@@ -67,7 +67,9 @@ bool VerbsTagDevice::take_back(uint32_t slot) noexcept {
 }
 
 WcStatus VerbsTagDevice::run(TagListWr wr, uint32_t& handle) noexcept {
-  wr.wr_id = wr_id(kWrTagOp, ++next_op_ & 0xffffffffu);
+  uint64_t index = ++next_op_ & 0xffffffffu;
+  if (index == 0) index = ++next_op_ & 0xffffffffu;  // 0 is sync()'s, which no one waits for
+  wr.wr_id = wr_id(kWrTagOp, index);
   wr.signaled = true;
   waiting_for_ = wr.wr_id;
   waited_done_ = false;
@@ -90,6 +92,16 @@ WcStatus VerbsTagDevice::run(TagListWr wr, uint32_t& handle) noexcept {
   }
   waiting_for_ = 0;
   return waited_status_;
+}
+
+void VerbsTagDevice::sync() {
+  TagListWr wr;
+  wr.op = TagListOp::Sync;
+  wr.wr_id = wr_id(kWrTagOp, 0);  // no one waits for it: its completion is dropped
+  wr.signaled = false;
+  wr.unexpected_count = handled_;
+  uint32_t unused = 0;
+  if (srq_.post_tag_op(wr, unused) == Status::Ok) ++syncs_;
 }
 
 void VerbsTagDevice::on_polled_early(const WorkCompletion& wc) noexcept {

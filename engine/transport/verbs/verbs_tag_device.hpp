@@ -76,6 +76,8 @@ class VerbsTagDevice final : public TagDevice {
   void on_polled_early(const WorkCompletion& wc) noexcept;
   // An unexpected message, handled (software took it): the sync count.
   void count_handled() noexcept { ++handled_; }
+  // The device asked for the count (kWcSyncRequest): a Sync, not waited for.
+  void sync();
   // A tagged offload send that the device matched to nothing: delivered to
   // the engine as an eager message. `message` holds its (checked) header,
   // whose bytes are rewritten, and `length` bytes of payload after it.
@@ -85,6 +87,7 @@ class VerbsTagDevice final : public TagDevice {
   [[nodiscard]] uint32_t handled() const noexcept { return handled_; }
   [[nodiscard]] uint64_t refused_adds() const noexcept { return refused_adds_; }
   [[nodiscard]] uint64_t lost_races() const noexcept { return lost_races_; }
+  [[nodiscard]] uint64_t syncs() const noexcept { return syncs_; }
 
  private:
   enum class SlotState : uint8_t { Free, Posted, Consumed };
@@ -107,6 +110,7 @@ class VerbsTagDevice final : public TagDevice {
   WcStatus waited_status_ = WcStatus::Success;
   uint64_t refused_adds_ = 0;
   uint64_t lost_races_ = 0;
+  uint64_t syncs_ = 0;
   TagCompletionHandler handler_ = nullptr;
   void* handler_arg_ = nullptr;
 };

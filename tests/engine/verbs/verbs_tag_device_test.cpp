@@ -223,6 +223,17 @@ TEST_F(VerbsTagDeviceTest, ATaggedSendWaitsUntilThePeerHandledTheOrdinaryOnesBef
   EXPECT_EQ(text(0, 5), "later");
 }
 
+TEST_F(VerbsTagDeviceTest, TheDeviceIsSyncedWhenItAsks) {
+  auto* device = static_cast<VerbsTagDevice*>(device_);
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_TRUE(spin_until([&] { progress(); }, [&] { return send_ordinary("m" + std::to_string(i)) == Status::Ok; }));
+  }
+  ASSERT_TRUE(spin_until([&] { progress(); }, [&] { return seen_.messages.size() == 41; }));
+  EXPECT_GE(device->syncs(), 1u);
+  EXPECT_EQ(device->handled(), 42u);  // Ready and hello too
+  EXPECT_GE(post(1, kAllBits, 0), 0);  // in step with the device
+}
+
 TEST_F(VerbsTagDeviceTest, ATakeBackThatLosesTheRaceLeavesTheCompletionToCome) {
   const int slot = post(42, kAllBits, 256);
   ASSERT_GE(slot, 0);

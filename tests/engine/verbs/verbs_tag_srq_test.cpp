@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "transport/verbs/verbs_emulated.hpp"
+#include "transport/verbs/verbs_emulated_tags.hpp"
 #include "verbs_side.hpp"
 
 namespace tern::engine::transport::verbs {
@@ -216,6 +217,33 @@ TEST_F(VerbsTagSrq, UnexpectedMessagesAreCountedAndStaleAddsRefused) {
   EXPECT_EQ(wcs[1].opcode, WcOpcode::Recv);
   EXPECT_EQ(wcs[1].tag_flags, 0);
   EXPECT_EQ(wcs[0].status, WcStatus::Success);  // the add: the count was still 2
+}
+
+TEST_F(VerbsTagSrq, TheDeviceAsksForASyncWhenSoftwaresCountLagsBehind) {
+  std::vector<WorkCompletion> unexpected;
+  for (uint32_t i = 0; i < EmulatedTagList::kSyncRequestAfter; ++i) {
+    (void)receiver_.srq->post_recv({600 + i, {receiver_.at(36864 + 64 * i), 64, receiver_.mr->lkey()}});
+    send(TagOpcode::Eager, 1000 + i, 0, "u");
+    for (const WorkCompletion& wc : receiver_.poll()) unexpected.push_back(wc);
+  }
+  ASSERT_EQ(unexpected.size(), EmulatedTagList::kSyncRequestAfter);
+  for (std::size_t i = 0; i + 1 < unexpected.size(); ++i) EXPECT_EQ(unexpected[i].tag_flags & kWcSyncRequest, 0);
+  EXPECT_EQ(unexpected.back().tag_flags & kWcSyncRequest, kWcSyncRequest);
+  TagListWr sync;
+  sync.op = TagListOp::Sync;
+  sync.wr_id = 9;
+  sync.unexpected_count = EmulatedTagList::kSyncRequestAfter;
+  uint32_t unused = 0;
+  ASSERT_EQ(receiver_.tag_srq->post_tag_op(sync, unused), Status::Ok);
+  auto wcs = receiver_.poll();
+  ASSERT_EQ(wcs.size(), 1u);
+  EXPECT_EQ(wcs[0].opcode, WcOpcode::TagSync);
+  EXPECT_EQ(wcs[0].tag_flags, 0);
+  (void)receiver_.srq->post_recv({700, {receiver_.at(40960), 64, receiver_.mr->lkey()}});
+  send(TagOpcode::Eager, 5, 0, "u");
+  wcs = receiver_.poll();
+  ASSERT_EQ(wcs.size(), 1u);
+  EXPECT_EQ(wcs[0].tag_flags & kWcSyncRequest, 0);  // in step again
 }
 
 TEST_F(VerbsTagSrq, ADelThatLosesTheRaceFailsAndTheMessageCompletes) {

@@ -190,6 +190,7 @@ void VerbsIface::drain() noexcept {
   // them. For at most 5 s; nobody is called back any more, and arrivals are
   // dropped (the worker is going away).
   for (Handler& handler : handlers_) handler = {};
+  if (tag_device_) tag_device_->set_completion_handler(nullptr, nullptr);
   for (auto& [uuid, c] : by_uuid_) {
     c->pending.clear();
     c->ops.for_each([](Op& op) {
@@ -313,7 +314,9 @@ unsigned VerbsIface::progress() {
     handled += static_cast<unsigned>(stashed.size());
   }
   WorkCompletion wcs[32];
-  for (int round = 0; round < 4; ++round) {
+  // What the tag device's waits kept while the stash was handled is older
+  // than anything in the CQ: it goes first, at the next call.
+  for (int round = 0; round < 4 && stash_.empty(); ++round) {
     const int n = cq_->poll(wcs);
     if (TERN_UNLIKELY(n < 0)) {
       TERN_LOG(Error, "verbs: the completion queue overran; every connection fails");
@@ -322,8 +325,7 @@ unsigned VerbsIface::progress() {
     }
     for (int i = 0; i < n; ++i) handle(wcs[i]);
     handled += static_cast<unsigned>(n);
-    // What the tag device's waits kept came after these: it goes first.
-    if (n < static_cast<int>(std::size(wcs)) || !stash_.empty()) break;
+    if (n < static_cast<int>(std::size(wcs))) break;
   }
   if (TERN_UNLIKELY(connecting_ > 0)) repeat_requests();
   if (TERN_UNLIKELY(!unreported_.empty())) report_handled();

@@ -11,15 +11,40 @@
 namespace tern::mpi {
 namespace {
 
-// The checks of MPI_Scan and MPI_Exscan; sets `comm`, `type`, `bytes`.
-int check_scan(const char* function, MPI_Comm handle, const void* sendbuf, void* recvbuf, int count,
-               MPI_Datatype datatype, MPI_Op op, Comm*& comm, const TypeInfo*& type, std::size_t& bytes) {
+// MPI_Scan, or MPI_Exscan when `exclusive` (rank 0's recvbuf untouched).
+int prefix_reduction(bool exclusive, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                     MPI_Comm handle) {
+  const char* const function = exclusive ? "MPI_Exscan" : "MPI_Scan";
   if (g_state == nullptr) return not_initialized(function);
+  if (TERN_UNLIKELY(is_derived_handle(datatype)) && find_comm(handle) != nullptr) {
+    return derived_scan(sendbuf, recvbuf, count, datatype, op, handle, exclusive);
+  }
+  Comm* comm = nullptr;
+  const TypeInfo* type = nullptr;
   if (int err = check_coll(function, handle, count, datatype, comm, type); err != MPI_SUCCESS) return err;
   if (int err = check_op(function, *comm, op, datatype, *type); err != MPI_SUCCESS) return err;
-  bytes = static_cast<std::size_t>(count) * type->size;
+  const std::size_t bytes = static_cast<std::size_t>(count) * type->size;
   if (bytes != 0 && (sendbuf == nullptr || recvbuf == nullptr)) {
     return raise(comm, MPI_ERR_BUFFER, function, "null buffer");
+  }
+  // What goes on to rank r + 1: x0 op ... op xr.
+  std::vector<std::byte> outgoing(bytes);
+  if (bytes != 0) std::memcpy(outgoing.data(), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
+  const unsigned tag = next_tag_base(*comm);
+  if (comm->rank > 0) {
+    std::vector<std::byte> prefix(bytes);
+    if (Status s = coll_recv(*comm, prefix.data(), bytes, comm->rank - 1, tag); s != Status::Ok) {
+      return coll_failed(*comm, function, s);
+    }
+    (void)apply_op(op, datatype, prefix.data(), outgoing.data(), static_cast<std::size_t>(count));
+    if (bytes != 0) std::memcpy(recvbuf, exclusive ? prefix.data() : outgoing.data(), bytes);
+  } else if (!exclusive && bytes != 0) {
+    std::memcpy(recvbuf, outgoing.data(), bytes);
+  }
+  if (comm->rank + 1 < comm->size) {
+    if (Status s = coll_send(*comm, outgoing.data(), bytes, comm->rank + 1, tag); s != Status::Ok) {
+      return coll_failed(*comm, function, s);
+    }
   }
   return MPI_SUCCESS;
 }
@@ -64,64 +89,11 @@ using namespace tern::mpi;
 extern "C" {
 
 int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm handle) {
-  if (TERN_UNLIKELY(is_derived_handle(datatype)) && g_state != nullptr && find_comm(handle) != nullptr) {
-    return derived_scan(sendbuf, recvbuf, count, datatype, op, handle, false);
-  }
-  constexpr const char* kFunction = "MPI_Scan";
-  Comm* comm = nullptr;
-  const TypeInfo* type = nullptr;
-  std::size_t bytes = 0;
-  if (int err = check_scan(kFunction, handle, sendbuf, recvbuf, count, datatype, op, comm, type, bytes);
-      err != MPI_SUCCESS) {
-    return err;
-  }
-  if (sendbuf != MPI_IN_PLACE && bytes != 0) std::memmove(recvbuf, sendbuf, bytes);
-  const unsigned tag = next_tag_base(*comm);
-  if (comm->rank > 0) {
-    std::vector<std::byte> prefix(bytes);
-    if (Status s = coll_recv(*comm, prefix.data(), bytes, comm->rank - 1, tag); s != Status::Ok) {
-      return coll_failed(*comm, kFunction, s);
-    }
-    (void)apply_op(op, datatype, prefix.data(), recvbuf, static_cast<std::size_t>(count));
-  }
-  if (comm->rank + 1 < comm->size) {
-    if (Status s = coll_send(*comm, recvbuf, bytes, comm->rank + 1, tag); s != Status::Ok) {
-      return coll_failed(*comm, kFunction, s);
-    }
-  }
-  return MPI_SUCCESS;
+  return prefix_reduction(false, sendbuf, recvbuf, count, datatype, op, handle);
 }
 
 int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm handle) {
-  if (TERN_UNLIKELY(is_derived_handle(datatype)) && g_state != nullptr && find_comm(handle) != nullptr) {
-    return derived_scan(sendbuf, recvbuf, count, datatype, op, handle, true);
-  }
-  constexpr const char* kFunction = "MPI_Exscan";
-  Comm* comm = nullptr;
-  const TypeInfo* type = nullptr;
-  std::size_t bytes = 0;
-  if (int err = check_scan(kFunction, handle, sendbuf, recvbuf, count, datatype, op, comm, type, bytes);
-      err != MPI_SUCCESS) {
-    return err;
-  }
-  // What goes on to rank r + 1: x0 op ... op xr.
-  std::vector<std::byte> outgoing(bytes);
-  if (bytes != 0) std::memcpy(outgoing.data(), sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, bytes);
-  const unsigned tag = next_tag_base(*comm);
-  if (comm->rank > 0) {
-    std::vector<std::byte> prefix(bytes);
-    if (Status s = coll_recv(*comm, prefix.data(), bytes, comm->rank - 1, tag); s != Status::Ok) {
-      return coll_failed(*comm, kFunction, s);
-    }
-    (void)apply_op(op, datatype, prefix.data(), outgoing.data(), static_cast<std::size_t>(count));
-    if (bytes != 0) std::memcpy(recvbuf, prefix.data(), bytes);
-  }
-  if (comm->rank + 1 < comm->size) {
-    if (Status s = coll_send(*comm, outgoing.data(), bytes, comm->rank + 1, tag); s != Status::Ok) {
-      return coll_failed(*comm, kFunction, s);
-    }
-  }
-  return MPI_SUCCESS;
+  return prefix_reduction(true, sendbuf, recvbuf, count, datatype, op, handle);
 }
 
 int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {

@@ -133,6 +133,7 @@ int PMPI_Comm_dup(MPI_Comm handle, MPI_Comm* newcomm) {
     return err;
   }
   // A duplicate keeps the topology and the hints (not the name).
+  StateGuard guard(*g_state);
   Comm* copy = find_comm(*newcomm);
   copy->cart = comm->cart;
   copy->info = comm->info;

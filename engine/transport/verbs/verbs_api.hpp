@@ -96,6 +96,7 @@ enum class WcOpcode : uint8_t { Send, RdmaWrite, RdmaRead, FetchAdd, CompareSwap
 enum WcTagFlags : uint8_t {
   kWcTagged = 1u << 0,    // tag and app_context below are the message's (its tag-matching header)
   kWcSyncRequest = 1u << 1,  // the device asks for a SYNC: software's count of unexpected messages is behind
+  kWcTagDataValid = 1u << 2,  // TagRecv: the data is in the buffer (not only matched, as a rendezvous first is)
 };
 
 struct WorkCompletion {

@@ -519,6 +519,7 @@ EmuQp::Arrival EmuQp::arrive(const Queued& queued, const std::byte* data, uint32
 void EmuQp::place_tagged(const TagListEntry& entry, const std::byte* payload, uint32_t length, WorkCompletion& wc) {
   wc.wr_id = entry.recv_wr_id;
   wc.opcode = WcOpcode::TagRecv;
+  wc.tag_flags |= kWcTagDataValid;  // eager: matched and placed at once
   wc.byte_len = length;
   const uint32_t placed = std::min(length, entry.sge.length);
   if (length > entry.sge.length) wc.status = WcStatus::LocalLengthError;

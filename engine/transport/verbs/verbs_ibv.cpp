@@ -211,6 +211,7 @@ class IbvCq final : public Cq {
       ibv_wc_tm_info info{};
       ibv_wc_read_tm_info(extended_, &info);
       to.tag_flags |= kWcTagged;
+      if ((flags & IBV_WC_TM_DATA_VALID) != 0) to.tag_flags |= kWcTagDataValid;
       to.tag = info.tag;
       to.app_context = info.priv;
     }

@@ -118,6 +118,9 @@ void VerbsTagDevice::on_polled_early(const WorkCompletion& wc) noexcept {
 
 void VerbsTagDevice::on_completion(const WorkCompletion& wc, uint64_t sender_uuid) {
   if (wr_kind(wc.wr_id) != kWrTag) return;  // a list operation no one waits for any more
+  // Matched but its data not there yet (a device's rendezvous offload,
+  // which tagged sends do not use): the completion with the data follows.
+  if (wc.status == WcStatus::Success && (wc.tag_flags & kWcTagDataValid) == 0) return;
   const uint32_t slot = wr_index(wc.wr_id);
   if (slot >= slots_.size() || slots_[slot].state == SlotState::Free) {
     TERN_LOG(Error, "verbs: a tagged-buffer completion for slot %u, which holds nothing", slot);

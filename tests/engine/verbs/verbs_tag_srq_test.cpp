@@ -171,6 +171,7 @@ TEST_F(VerbsTagSrq, EarliestAddedEntryWinsAndMasksAreRespected) {
   EXPECT_EQ(wcs[0].wr_id, 1u);  // the earliest, through its mask
   EXPECT_EQ(wcs[0].tag, 0x10007u);
   EXPECT_EQ(wcs[0].app_context, 9u);
+  EXPECT_EQ(wcs[0].tag_flags & kWcTagDataValid, kWcTagDataValid);
   EXPECT_EQ(wcs[0].byte_len, 5u);
   EXPECT_EQ(wcs[1].wr_id, 2u);
   EXPECT_EQ(received(0, 5), "first");

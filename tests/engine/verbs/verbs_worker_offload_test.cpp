@@ -3,7 +3,7 @@
 // receive, cancel works through the shadow list, a synchronous send waits
 // for its match, and a seeded random mix of sends, receives (exact,
 // masked, wildcard), progress and cancels delivers exactly what it
-// delivers with the device off.
+// delivers with the device off, and two senders keep their order.
 #include <gtest/gtest.h>
 
 #include <cstring>

@@ -5,6 +5,8 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstring>
+#include <string>
 #include <system_error>
 
 #include "core/worker_impl.hpp"
@@ -48,8 +50,27 @@ Status ProgressThread::start(WorkerImpl& worker, runtime::ProgressMode mode, std
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   if (status != Status::Ok) return status;
   pthread_setname_np(thread->thread_.native_handle(), "tern-progress");
+  bind(thread->thread_.native_handle(), worker.params_.config.progress_cpus);
   out = std::move(thread);
   return Status::Ok;
+}
+
+void ProgressThread::bind(pthread_t handle, const std::vector<unsigned>& cpus) {
+  if (cpus.empty()) return;  // where its process may run, like the program's threads
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (unsigned cpu : cpus) {
+    if (cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+  }
+  const std::string list = runtime::format_cpu_list(cpus);
+  // Not fatal: a CPU outside the process's cgroup, say, only costs the
+  // thread its own core.
+  if (const int error = pthread_setaffinity_np(handle, sizeof(set), &set); error != 0) {
+    TERN_LOG(Warn, "worker: cannot bind the progress thread to CPUs %s (TERN_PROGRESS_CPUS): %s; it runs unbound",
+             list.c_str(), std::strerror(error));
+    return;
+  }
+  TERN_LOG(Info, "worker: progress thread bound to CPUs %s", list.c_str());
 }
 
 ProgressThread::~ProgressThread() {

@@ -6,12 +6,15 @@
 // holds it while it sleeps.
 #pragma once
 
+#include <pthread.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "tern/runtime/config.hpp"
 #include "tern/runtime/status.hpp"
@@ -50,6 +53,9 @@ class ProgressThread {
   ProgressThread(WorkerImpl& worker, runtime::ProgressMode mode) : worker_(worker), mode_(mode) {}
   void run_polling();
   void run_blocking();
+  // Binds the thread to `cpus` (TERN_PROGRESS_CPUS; empty: leaves it where
+  // its process may run); a refusal is logged and leaves it unbound.
+  static void bind(pthread_t handle, const std::vector<unsigned>& cpus);
   [[nodiscard]] bool stopping() const noexcept { return stop_.load(std::memory_order_acquire); }
 
   WorkerImpl& worker_;

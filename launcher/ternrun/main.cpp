@@ -124,6 +124,17 @@ int run(int argc, char** argv) {
   std::vector<std::string> warnings;
   const std::vector<std::string> base_env = rank_environment(environ, options, job, warnings);
   for (const std::string& warning : warnings) say("warning: " + warning);
+  // A core of its own for each rank's progress thread where one is spare
+  // (used only by ranks that start one: TERN_PROGRESS); the user's
+  // TERN_PROGRESS_CPUS, if any, stands.
+  std::vector<int> progress_core(job.size, -1);
+  const std::string* user_progress_cpus = nullptr;
+  for (const std::string& variable : base_env) {
+    if (variable.starts_with("TERN_PROGRESS_CPUS=")) user_progress_cpus = &variable;
+  }
+  if (user_progress_cpus == nullptr) {
+    progress_core = progress_cores(locations, topology.numa_of_core(), bind_to == BindTo::Core);
+  }
 
   // Blocked in every thread, read from a signalfd by the main loop; ranks get
   // the original mask back.
@@ -165,6 +176,9 @@ int run(int argc, char** argv) {
     request.path = program;
     request.argv = options.command;
     request.env = base_env;
+    if (progress_core[rank] >= 0) {
+      request.env.push_back("TERN_PROGRESS_CPUS=" + topology.core_cpus(static_cast<unsigned>(progress_core[rank])));
+    }
     request.signal_mask = original_mask;
     request.process_group = supervisor.process_group();
     request.stdin_fd = rank == 0 ? rank0_stdin : null_fd;
@@ -202,7 +216,17 @@ int run(int argc, char** argv) {
     }
     supervisor.add_rank(pid);
     if (options.report_bindings) {
-      say("rank " + std::to_string(rank) + " " + topology.describe(locations[rank], bind_to));
+      std::string where = "rank " + std::to_string(rank) + " " + topology.describe(locations[rank], bind_to);
+      if (progress_core[rank] >= 0) {
+        const auto core = static_cast<unsigned>(progress_core[rank]);
+        where += "; its progress thread, if it starts one, on spare core " + std::to_string(core) + " (cpus " +
+                 topology.core_cpus(core) + ")";
+      } else if (user_progress_cpus == nullptr) {
+        where += "; its progress thread, if it starts one, shares its cpus (no spare core)";
+      } else {
+        where += "; its progress thread, if it starts one, on " + *user_progress_cpus;
+      }
+      say(where);
     }
   }
   if (null_fd >= 0) close(null_fd);

@@ -20,4 +20,12 @@ struct Location {
 // that node, wrapping around. More ranks than cores wrap around in both.
 std::vector<Location> map_ranks(unsigned ranks, std::span<const unsigned> numa_of_core, MapBy policy);
 
+// For each rank, the core its progress thread (TERN_PROGRESS) is bound to:
+// a spare core (one no rank is bound to), on the rank's own NUMA node where
+// that node has one, shared round robin by the ranks that get it; -1 for
+// every rank when ranks are not bound one per core (BindTo::Core) or no core
+// is spare: the thread then shares its rank's CPUs.
+std::vector<int> progress_cores(std::span<const Location> locations, std::span<const unsigned> numa_of_core,
+                                bool bound_per_core);
+
 }  // namespace tern::launcher

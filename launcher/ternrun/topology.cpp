@@ -68,6 +68,15 @@ bool Topology::to_cpu_set(hwloc_const_cpuset_t cpus, cpu_set_t& out) const {
   return hwloc_cpuset_to_glibc_sched_affinity(topology_, cpus, &out, sizeof(out)) == 0;
 }
 
+std::string Topology::core_cpus(unsigned core) const {
+  if (core >= cores_.size()) return "";
+  char* list = nullptr;
+  hwloc_bitmap_list_asprintf(&list, cores_[core]->cpuset);
+  std::string text = list != nullptr ? list : "";
+  std::free(list);
+  return text;
+}
+
 std::string Topology::describe(const Location& where, BindTo bind_to) const {
   hwloc_const_cpuset_t cpus = binding(where, bind_to);
   if (cpus == nullptr) return "not bound";

@@ -41,6 +41,10 @@ class Topology {
   // bound", for --report-bindings.
   [[nodiscard]] std::string describe(const Location& where, BindTo bind_to) const;
 
+  // The CPUs of core `core` as a list ("3", "2,6"); empty when there is no
+  // such core.
+  [[nodiscard]] std::string core_cpus(unsigned core) const;
+
  private:
   hwloc_topology_t topology_ = nullptr;
   std::vector<hwloc_obj_t> cores_;

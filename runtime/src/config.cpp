@@ -51,6 +51,9 @@ constexpr ConfigVariable kVariables[] = {
      "per worker that polls (a core's worth of CPU); thread-blocking: a progress thread that sleeps on the "
      "worker's wakeup fd between events (no CPU while idle). With a thread, messages move while the program "
      "computes. MPI also takes MPICH's MPIR_CVAR_ASYNC_PROGRESS=1 as thread-blocking."},
+    {"TERN_PROGRESS_CPUS", "none", "CPU list such as 3 or 2-3,6, or none",
+     "CPUs a progress thread (TERN_PROGRESS) is bound to. none: it runs where its process may. ternrun sets it, "
+     "per rank, to a core no rank is bound to when there is one (--report-bindings shows it)."},
     {"TERN_TLS", "all", "comma list of self,shm,verbs,tcp", "Restricts which transports the engine may use."},
     {"TERN_TCP_IF", "auto", "comma list of interface names and IPv4 CIDR blocks, auto or none",
      "Interfaces the TCP transport listens and connects on (like Open MPI's btl_tcp_if_include). auto: every "
@@ -115,6 +118,49 @@ bool parse_wait_mode(std::string_view text, WaitMode& out) {
 }
 
 }  // namespace
+
+bool parse_cpu_list(std::string_view text, std::vector<unsigned>& out) {
+  std::vector<bool> chosen(kMaxCpuNumber, false);
+  auto number = [](std::string_view digits, unsigned& value) {
+    if (digits.empty() || digits.size() > 4) return false;
+    value = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return false;
+      value = value * 10 + static_cast<unsigned>(c - '0');
+    }
+    return value < kMaxCpuNumber;
+  };
+  for (;;) {
+    const auto comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    const auto dash = item.find('-');
+    unsigned first = 0, last = 0;
+    if (!number(item.substr(0, dash), first)) return false;
+    last = first;
+    if (dash != std::string_view::npos && (!number(item.substr(dash + 1), last) || last < first)) return false;
+    for (unsigned cpu = first; cpu <= last; ++cpu) chosen[cpu] = true;
+    if (comma == std::string_view::npos) break;
+    text = text.substr(comma + 1);
+  }
+  out.clear();
+  for (unsigned cpu = 0; cpu < kMaxCpuNumber; ++cpu) {
+    if (chosen[cpu]) out.push_back(cpu);
+  }
+  return true;
+}
+
+std::string format_cpu_list(const std::vector<unsigned>& cpus) {
+  std::string text;
+  for (std::size_t i = 0; i < cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    if (!text.empty()) text += ',';
+    text += std::to_string(cpus[i]);
+    if (j > i) text += '-' + std::to_string(cpus[j]);
+    i = j + 1;
+  }
+  return text;
+}
 
 bool parse_progress_mode(std::string_view text, ProgressMode& out) noexcept {
   if (text == "caller") out = ProgressMode::Caller;
@@ -243,6 +289,13 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
     return reject("TERN_SPIN_COUNT", v);
   if (const char* v = lookup("TERN_PROGRESS"); v && !parse_progress_mode(v, config.progress))
     return reject("TERN_PROGRESS", v);
+  if (const char* v = lookup("TERN_PROGRESS_CPUS")) {
+    if (std::string_view(v) == "none" || *v == '\0') {
+      config.progress_cpus.clear();
+    } else if (!parse_cpu_list(v, config.progress_cpus)) {
+      return reject("TERN_PROGRESS_CPUS", v);
+    }
+  }
   if (const char* v = lookup("TERN_TLS")) {
     // Every item must name a transport: "shm," or "self,,shm" are typos, not lists.
     std::string_view list(v);

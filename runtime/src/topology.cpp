@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "tern/runtime/config.hpp"
 #include "tern/runtime/log.hpp"
 
 namespace tern::runtime {
@@ -23,20 +24,6 @@ unsigned count(hwloc_topology_t topology, hwloc_obj_type_t type) {
   if (topology == nullptr) return 0;
   int n = hwloc_get_nbobjs_by_type(topology, type);
   return n > 0 ? static_cast<unsigned>(n) : 0;
-}
-
-// "0-3,5,7-8" from ascending numbers.
-std::string format_ranges(const std::vector<unsigned>& numbers) {
-  std::string text;
-  for (std::size_t i = 0; i < numbers.size();) {
-    std::size_t j = i;
-    while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1) ++j;
-    if (!text.empty()) text += ',';
-    text += std::to_string(numbers[i]);
-    if (j > i) text += '-' + std::to_string(numbers[j]);
-    i = j + 1;
-  }
-  return text;
 }
 
 std::string counted(unsigned n, const char* singular, const char* plural) {
@@ -130,7 +117,7 @@ std::string Topology::binding_of_self() const {
     else if (hwloc_bitmap_intersects(core->cpuset, bound.get())) splits_a_core = true;
   }
   if (!splits_a_core && !whole_cores.empty()) {
-    return (whole_cores.size() == 1 ? "core " : "cores ") + format_ranges(whole_cores);
+    return (whole_cores.size() == 1 ? "core " : "cores ") + format_cpu_list(whole_cores);
   }
   std::vector<unsigned> pu_numbers;
   const unsigned npus = count(topology_, HWLOC_OBJ_PU);
@@ -139,7 +126,7 @@ std::string Topology::binding_of_self() const {
     if (pu != nullptr && hwloc_bitmap_isset(bound.get(), pu->os_index)) pu_numbers.push_back(i);
   }
   if (pu_numbers.empty()) return "unknown";
-  return (pu_numbers.size() == 1 ? "PU " : "PUs ") + format_ranges(pu_numbers);
+  return (pu_numbers.size() == 1 ? "PU " : "PUs ") + format_cpu_list(pu_numbers);
 }
 
 int Topology::numa_node_of_cpu(int cpu) const noexcept {

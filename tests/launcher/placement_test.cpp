@@ -48,5 +48,30 @@ TEST(launcher_placement, OneCoreMachine) {
   EXPECT_EQ(cores_of(map_ranks(3, numa_of_core, MapBy::Numa)), (std::vector<unsigned>{0, 0, 0}));
 }
 
+TEST(launcher_placement, ProgressThreadsGetSpareCoresNearTheirRank) {
+  // Two nodes of four cores; ranks on cores 0, 1 (node 0) and 4 (node 1).
+  const std::vector<unsigned> numa = {0, 0, 0, 0, 1, 1, 1, 1};
+  const std::vector<Location> ranks = {{0, 0}, {1, 0}, {4, 1}};
+  EXPECT_EQ(progress_cores(ranks, numa, true), (std::vector<int>{2, 3, 5}));
+  // Not bound one per core: no choice is made.
+  EXPECT_EQ(progress_cores(ranks, numa, false), (std::vector<int>{-1, -1, -1}));
+}
+
+TEST(launcher_placement, ProgressThreadsShareSpareCoresInTurn) {
+  const std::vector<unsigned> numa = {0, 0, 0};
+  const std::vector<Location> ranks = {{0, 0}, {1, 0}};
+  EXPECT_EQ(progress_cores(ranks, numa, true), (std::vector<int>{2, 2}));
+  // A node without spare cores borrows from another node.
+  const std::vector<unsigned> two_nodes = {0, 1, 1};
+  const std::vector<Location> on_node0 = {{0, 0}};
+  EXPECT_EQ(progress_cores(on_node0, two_nodes, true), (std::vector<int>{1}));
+}
+
+TEST(launcher_placement, NoSpareCoreLeavesProgressThreadsWithTheirRank) {
+  const std::vector<unsigned> numa = {0, 0};
+  const std::vector<Location> ranks = {{0, 0}, {1, 0}};
+  EXPECT_EQ(progress_cores(ranks, numa, true), (std::vector<int>{-1, -1}));
+}
+
 }  // namespace
 }  // namespace tern::launcher

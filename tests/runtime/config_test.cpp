@@ -367,5 +367,16 @@ TEST(ParseSize, Negative) {
   expect_refused("\t-5");
 }
 
+TEST(Config, ProgressCpusTakeAListOfCpusAndRanges) {
+  EXPECT_TRUE(load_ok(Env{}).progress_cpus.empty());
+  EXPECT_EQ(load_ok(Env{}.set("TERN_PROGRESS_CPUS", "3")).progress_cpus, (std::vector<unsigned>{3}));
+  EXPECT_EQ(load_ok(Env{}.set("TERN_PROGRESS_CPUS", "6,2-3,3")).progress_cpus, (std::vector<unsigned>{2, 3, 6}));
+  EXPECT_TRUE(load_ok(Env{}.set("TERN_PROGRESS_CPUS", "none")).progress_cpus.empty());
+  for (const char* bad : {"x", "3-1", "1,,2", "2-", "-2", "1024", "1 2"}) {
+    EXPECT_NE(load_error("TERN_PROGRESS_CPUS", bad).find("TERN_PROGRESS_CPUS"), std::string::npos) << bad;
+  }
+  EXPECT_EQ(format_cpu_list({0, 1, 2, 5, 7, 8}), "0-2,5,7-8");
+}
+
 }  // namespace
 }  // namespace tern::runtime

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tern/runtime/log.hpp"
 #include "tern/runtime/status.hpp"
@@ -51,6 +52,7 @@ struct Config {
   WaitMode wait_mode = WaitMode::Adaptive;
   std::size_t spin_count = 20000;      // polls before an adaptive wait sleeps
   ProgressMode progress = ProgressMode::Caller;  // TERN_PROGRESS
+  std::vector<unsigned> progress_cpus;  // TERN_PROGRESS_CPUS: where a progress thread runs; empty: with its process
   std::string transports;              // comma list restricting transports; empty: all
   BootstrapMode bootstrap = BootstrapMode::Auto;
   unsigned bootstrap_timeout = kDefaultBootstrapTimeout;  // seconds PMIx_Init (a PMI reply) may take; 0: no limit
@@ -91,5 +93,13 @@ using EnvLookup = std::function<const char*(const char* name)>;
 
 // Parses "4096", "64K", "8M", "1G" (binary multiples). False on junk or overflow.
 [[nodiscard]] bool parse_size(const char* text, std::size_t& out) noexcept;
+
+// Parses a CPU list: numbers and ranges joined by commas ("3", "2-3,6"),
+// each below kMaxCpuNumber, into ascending distinct numbers. False on junk,
+// an empty list, a reversed range or a number out of range.
+inline constexpr unsigned kMaxCpuNumber = 1024;
+[[nodiscard]] bool parse_cpu_list(std::string_view text, std::vector<unsigned>& out);
+// The same list as text, ranges folded ("2-3,6").
+[[nodiscard]] std::string format_cpu_list(const std::vector<unsigned>& cpus);
 
 }  // namespace tern::runtime

@@ -247,6 +247,31 @@ TEST_F(VerbsTagSrq, TheDeviceAsksForASyncWhenSoftwaresCountLagsBehind) {
   EXPECT_EQ(wcs[0].tag_flags & kWcSyncRequest, 0);  // in step again
 }
 
+TEST_F(VerbsTagSrq, ADelCarryingAStaleCountIsRefusedAndTheEntryStays) {
+  const uint32_t handle = receiver_.add(1, 7, kAllBits, 0, 64, 0);
+  ASSERT_NE(handle, 0u);
+  send(TagOpcode::Eager, 8, 0, "unexpected");
+  (void)receiver_.poll();
+  TagListWr del;
+  del.op = TagListOp::Del;
+  del.wr_id = 5;
+  del.handle = handle;
+  del.sync = true;
+  del.unexpected_count = 0;  // the device counted one
+  uint32_t unused = 0;
+  ASSERT_EQ(receiver_.tag_srq->post_tag_op(del, unused), Status::Ok);
+  auto wcs = receiver_.poll();
+  ASSERT_EQ(wcs.size(), 1u);
+  EXPECT_EQ(wcs[0].opcode, WcOpcode::TagDel);
+  EXPECT_EQ(wcs[0].status, WcStatus::TagListError);
+  EXPECT_EQ(wcs[0].tag_flags & kWcSyncRequest, kWcSyncRequest);
+  send(TagOpcode::Eager, 7, 0, "still listed");
+  wcs = receiver_.poll();
+  ASSERT_EQ(wcs.size(), 1u);
+  EXPECT_EQ(wcs[0].opcode, WcOpcode::TagRecv);
+  EXPECT_EQ(received(0, 12), "still listed");
+}
+
 TEST_F(VerbsTagSrq, ADelThatLosesTheRaceFailsAndTheMessageCompletes) {
   const uint32_t handle = receiver_.add(1, 42, kAllBits, 0, 64, 0);
   ASSERT_NE(handle, 0u);

@@ -130,6 +130,7 @@ program fortran_coll
   tick = MPI_Wtick()
   call check(tick > 0, 'MPI_Wtick')
 
+  deallocate (gathered, scattered, mine, counts, displs, all_to_all, back)
   call report_pass('fortran_coll', FORM_NAME)
   call MPI_Finalize(ierror)
 end program fortran_coll

@@ -9,6 +9,8 @@ build=$2
 sources=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# Link flags the build type needs (sanitizer runtimes).
+read -r -a ldflags <<<"${TERN_TEST_LDFLAGS:-}"
 
 "$cmake" --install "$build" --prefix "$work/installed" >"$work/install.log" 2>&1 ||
   { cat "$work/install.log"; echo "FAIL: cmake --install"; exit 1; }
@@ -18,5 +20,5 @@ for file in include/mpif.h include/mpi.mod include/mpi_f08.mod bin/mpifort bin/m
   [[ -e "$prefix/$file" ]] || { echo "FAIL: $file is not installed"; exit 1; }
 done
 echo "installed mpifort -show: $("$prefix/bin/mpifort" -show "$sources/hello_f08.f90")"
-"$prefix/bin/mpifort" "$sources/hello_f08.f90" -o "$work/hello_f08"
+"$prefix/bin/mpifort" "$sources/hello_f08.f90" "${ldflags[@]}" -o "$work/hello_f08"
 "$prefix/bin/ternrun" --timeout 30 -n 2 "$work/hello_f08"

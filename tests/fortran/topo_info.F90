@@ -134,6 +134,7 @@ program fortran_topo_info
   call MPI_Isendrecv(rank, 1, MPI_INTEGER, right, 9, got, 1, MPI_INTEGER, left, 9, MPI_COMM_WORLD, request, ierror)
   call MPI_Wait(request, MPI_STATUS_IGNORE, ierror)
   call check(got == left, 'MPI_Isendrecv')
+  deallocate (values, counts, displacements, types)
 
   ! Memory from MPI_Alloc_mem, seen as a Fortran array.
   call MPI_Alloc_mem(int(64 * 4, MPI_ADDRESS_KIND), MPI_INFO_NULL, base, ierror)

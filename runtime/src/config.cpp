@@ -36,7 +36,8 @@ constexpr ConfigVariable kVariables[] = {
      "Tag-matching offload: posted receives go to a device that matches arriving messages against them and "
      "delivers straight into the receive buffer. On a node the device is shared memory: a local sender finds "
      "the receive itself and writes the data into it (CMA), so the data lands while the receiver computes. "
-     "auto and on: where the device exists (shm with CMA); off: matching in software only."},
+     "auto: where the device exists (shm with CMA); on: also the HCA's tag matching of the verbs transport "
+     "(sends of one fragment); off: matching in software only."},
     {"TERN_TM_THRESH", "512K", "size", "Receives of at least this many bytes go to the tag-matching device, and "
      "sends of at least this many bytes look for one there."},
     {"TERN_TM_CAPACITY", "64", "0..64", "Receives the tag-matching device holds at once (0: none)."},

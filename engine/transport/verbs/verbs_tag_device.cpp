@@ -152,7 +152,13 @@ void VerbsTagDevice::on_unexpected(std::byte* message, std::size_t length) {
   completion.tag = header.tag;
   completion.length = length;
   completion.unexpected = eager;
-  if (handler_ != nullptr) handler_(handler_arg_, completion);
+  if (handler_ == nullptr) {
+    // Only while the iface closes (the worker sets the handler of every
+    // device), when arrivals are dropped anyway.
+    TERN_LOG(Debug, "verbs: a tagged message of %zu bytes arrived while closing: dropped", length);
+    return;
+  }
+  handler_(handler_arg_, completion);
 }
 
 }  // namespace tern::engine::transport::verbs

@@ -9,6 +9,7 @@ place. Options:
   handwritten  the C wrapper is in src/ (the interfaces are still generated)
   function=T   a Fortran function returning T (double, aint)
   no_ierror    a subroutine without ierror (MPI_PCONTROL)
+  fortran_only no C function of that name (not in covered.txt)
   mpi_only     no mpi_f08 form (removed from the standard before Fortran 2008)
   f08_symbol=S mpi_f08's form calls the C symbol S_ (for arguments whose
                Fortran 2008 type means something else than the old form's)
@@ -44,6 +45,9 @@ FAMILIES = {
         ("Error_string", "errorcode:int, string:string_out(MPI_MAX_ERROR_STRING), resultlen:int_out"),
         ("Error_class", "errorcode:int, errorclass:int_out"),
         ("Pcontrol", "level:int", {"handwritten": True, "no_ierror": True}),
+        # Fortran's own: a call the compiler cannot see through, so a buffer
+        # in flight is neither cached nor moved across it.
+        ("F_sync_reg", "buf:choice", {"handwritten": True, "no_ierror": True, "fortran_only": True}),
     ],
     "comm": [
         ("Comm_rank", "comm:Comm, rank:int_out"),

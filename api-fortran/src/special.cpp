@@ -72,6 +72,9 @@ void pmpi_type_hindexed_(const MPI_Fint* count, const MPI_Fint* array_of_blockle
 }
 TERN_FORTRAN_WEAK_ALIAS(type_hindexed)
 
+void pmpi_f_sync_reg_(void* buf) { (void)buf; }
+TERN_FORTRAN_WEAK_ALIAS(f_sync_reg)
+
 void pmpi_pcontrol_(const MPI_Fint* level) { PMPI_Pcontrol(*level); }
 TERN_FORTRAN_WEAK_ALIAS(pcontrol)
 

@@ -148,6 +148,7 @@ program fortran_p2p
       call check(count >= 1 .and. all(indices(1:count) >= 1 .and. indices(1:count) <= 2), 'MPI_Waitsome indices')
       done = done + count
     end do
+    call MPI_F_sync_reg(received)
     call check(all(received == [(round * 1000 + left * 100 + i, i = 1, 10)]), 'persistent data')
   end do
   call MPI_Startall(2, requests, ierror)

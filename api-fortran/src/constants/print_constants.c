@@ -107,6 +107,11 @@ static void write_mpif_h(FILE *out) {
     fprintf(out, "      INTEGER %s\n      PARAMETER (%s=%lld)\n", constants[i].name, constants[i].name,
             constants[i].value);
   }
+  fputs("      LOGICAL MPI_SUBARRAYS_SUPPORTED\n"
+        "      PARAMETER (MPI_SUBARRAYS_SUPPORTED=.FALSE.)\n"
+        "      LOGICAL MPI_ASYNC_PROTECTS_NONBLOCKING\n"
+        "      PARAMETER (MPI_ASYNC_PROTECTS_NONBLOCKING=.FALSE.)\n",
+        out);
   fputs("! The sentinels: the library knows these variables' addresses.\n"
         "      INTEGER MPI_BOTTOM, MPI_IN_PLACE\n"
         "      INTEGER MPI_STATUS_IGNORE(MPI_STATUS_SIZE)\n"
@@ -140,6 +145,11 @@ static void write_module(FILE *out, int typed_handles) {
       fprintf(out, "  integer, parameter :: %s = %lld\n", c->name, c->value);
     }
   }
+  /* Non-contiguous sections are copied by the compiler, and ASYNCHRONOUS
+   * alone does not keep gfortran from moving accesses across MPI calls. */
+  fputs("  logical, parameter :: MPI_SUBARRAYS_SUPPORTED = .false.\n"
+        "  logical, parameter :: MPI_ASYNC_PROTECTS_NONBLOCKING = .false.\n",
+        out);
   fprintf(out, "end module %s\n", module);
 }
 

@@ -8,7 +8,7 @@ module tern_mpi_env
       & MPI_Initialized, MPI_Finalized, MPI_Abort, MPI_Wtime, MPI_Wtick, &
       & MPI_Get_processor_name, MPI_Get_version, MPI_Get_library_version, MPI_Alloc_mem, &
       & MPI_Free_mem, MPI_Comm_set_errhandler, MPI_Comm_get_errhandler, MPI_Errhandler_free, &
-      & MPI_Error_string, MPI_Error_class, MPI_Pcontrol
+      & MPI_Error_string, MPI_Error_class, MPI_Pcontrol, MPI_F_sync_reg
 
   interface
     subroutine MPI_Init(ierror)
@@ -165,5 +165,12 @@ module tern_mpi_env
       implicit none
       integer, intent(in) :: level
     end subroutine MPI_Pcontrol
+
+    subroutine MPI_F_sync_reg(buf)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+    end subroutine MPI_F_sync_reg
   end interface
 end module tern_mpi_env

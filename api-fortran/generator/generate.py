@@ -44,9 +44,6 @@ class Function:
         self.params = [Param(p) for p in params.split(",")] if params.strip() else []
         self.result = self.options.get("function")
 
-    def param(self, name):
-        return next(p for p in self.params if p.name == name)
-
 
 # --- C wrappers ---------------------------------------------------------------
 
@@ -66,9 +63,6 @@ def c_argument(p):
     """(lines before the call, the argument, lines after the call)"""
     n, k = p.name, p.kind
     if k == "choice":
-        # A request or an attached buffer keeps the address after the call
-        # returns: without TARGET, gfortran takes the argument as not escaping
-        # and may cache the buffer across the calls that complete the request.
         return [], f"tern::fortran::buffer({n})", []
     if k in ("int", "aint"):
         return [], f"*{n}", []

@@ -257,8 +257,9 @@ class IbvSrq final : public TagSrq {
       case TagListOp::Add:
         op.opcode = IBV_WR_TAG_ADD;
         op.tm.add.recv_wr_id = wr.recv_wr_id;
-        op.tm.add.sg_list = &sge;
-        op.tm.add.num_sge = 1;
+        // A receive of no bytes names no buffer.
+        op.tm.add.sg_list = wr.sge.length != 0 ? &sge : nullptr;
+        op.tm.add.num_sge = wr.sge.length != 0 ? 1 : 0;
         op.tm.add.tag = wr.tag & wr.mask;
         op.tm.add.mask = wr.mask;
         break;

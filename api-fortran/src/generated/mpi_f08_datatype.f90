@@ -3,7 +3,7 @@
 module tern_mpi_f08_datatype
   use, intrinsic :: iso_c_binding, only: c_ptr
   use tern_mpi_f08_types
-  use tern_mpi_constants, only: MPI_ADDRESS_KIND
+  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_OFFSET_KIND
   implicit none
   private
   public :: MPI_Type_size, MPI_Type_contiguous, MPI_Type_vector, MPI_Type_create_hvector, &

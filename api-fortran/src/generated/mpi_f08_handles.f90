@@ -13,6 +13,9 @@ module tern_mpi_f08_handles
   type, bind(C), public :: MPI_Errhandler
     integer(c_int) :: MPI_VAL
   end type MPI_Errhandler
+  type, bind(C), public :: MPI_File
+    integer(c_int) :: MPI_VAL
+  end type MPI_File
   type, bind(C), public :: MPI_Group
     integer(c_int) :: MPI_VAL
   end type MPI_Group
@@ -29,12 +32,12 @@ module tern_mpi_f08_handles
     integer(c_int) :: MPI_VAL
   end type MPI_Request
   interface operator(==)
-    module procedure comm_eq, datatype_eq, errhandler_eq, group_eq, info_eq, message_eq, op_eq, &
-        & request_eq
+    module procedure comm_eq, datatype_eq, errhandler_eq, file_eq, group_eq, info_eq, &
+        & message_eq, op_eq, request_eq
   end interface
   interface operator(/=)
-    module procedure comm_ne, datatype_ne, errhandler_ne, group_ne, info_ne, message_ne, op_ne, &
-        & request_ne
+    module procedure comm_ne, datatype_ne, errhandler_ne, file_ne, group_ne, info_ne, &
+        & message_ne, op_ne, request_ne
   end interface
   public :: operator(==), operator(/=)
 
@@ -64,6 +67,14 @@ contains
     type(MPI_Errhandler), intent(in) :: a, b
     errhandler_ne = a%MPI_VAL /= b%MPI_VAL
   end function errhandler_ne
+  elemental logical function file_eq(a, b)
+    type(MPI_File), intent(in) :: a, b
+    file_eq = a%MPI_VAL == b%MPI_VAL
+  end function file_eq
+  elemental logical function file_ne(a, b)
+    type(MPI_File), intent(in) :: a, b
+    file_ne = a%MPI_VAL /= b%MPI_VAL
+  end function file_ne
   elemental logical function group_eq(a, b)
     type(MPI_Group), intent(in) :: a, b
     group_eq = a%MPI_VAL == b%MPI_VAL

@@ -1,5 +1,17 @@
 #include "verbs_memory_events.hpp"
 
+// Sanitizers intercept the same calls: no hooks of ours under them.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TERN_MEMORY_HOOKS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define TERN_MEMORY_HOOKS 0
+#endif
+#endif
+#ifndef TERN_MEMORY_HOOKS
+#define TERN_MEMORY_HOOKS 1
+#endif
+
 #include <malloc.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -15,11 +27,7 @@
 namespace tern::engine::transport::verbs::memory_events {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kHooked = false;
-#else
-constexpr bool kHooked = true;
-#endif
+constexpr bool kHooked = TERN_MEMORY_HOOKS != 0;
 
 constexpr uint64_t kRingSize = 4096;
 
@@ -82,7 +90,7 @@ bool Reader::read(std::vector<Range>& out) {
 
 }  // namespace tern::engine::transport::verbs::memory_events
 
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if TERN_MEMORY_HOOKS
 
 // The hooks: the system call, then the log. Made as system calls, not
 // through libc's functions, which would find these again.

@@ -169,7 +169,23 @@ typedef struct MPI_Status {
 #define MPI_ERR_INFO_KEY 25
 #define MPI_ERR_INFO_VALUE 26
 #define MPI_ERR_INFO_NOKEY 27
-#define MPI_ERR_LASTCODE 27
+/* I/O error classes (MPI_File_*). */
+#define MPI_ERR_FILE 28
+#define MPI_ERR_NOT_SAME 29
+#define MPI_ERR_AMODE 30
+#define MPI_ERR_UNSUPPORTED_DATAREP 31
+#define MPI_ERR_NO_SUCH_FILE 32
+#define MPI_ERR_FILE_EXISTS 33
+#define MPI_ERR_BAD_FILE 34
+#define MPI_ERR_ACCESS 35
+#define MPI_ERR_NO_SPACE 36
+#define MPI_ERR_QUOTA 37
+#define MPI_ERR_READ_ONLY 38
+#define MPI_ERR_FILE_IN_USE 39
+#define MPI_ERR_DUP_DATAREP 40
+#define MPI_ERR_CONVERSION 41
+#define MPI_ERR_IO 42
+#define MPI_ERR_LASTCODE 42
 
 /* TERN_MPI_API(ret, name, params) declares MPI_name and PMPI_name. */
 #define TERN_MPI_API(ret, name, params) ret MPI_##name params; ret PMPI_##name params;
@@ -486,6 +502,82 @@ TERN_MPI_API(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *n
 TERN_MPI_API(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank))
 /* MPI_CART, or MPI_UNDEFINED for a communicator without a topology. */
 TERN_MPI_API(int, Topo_test, (MPI_Comm comm, int *status))
+
+/* --- MPI-IO (POSIX pread/pwrite underneath). Errors on files go to the file's handler, MPI_ERRORS_RETURN
+ * unless set otherwise (MPI_File_set_errhandler on MPI_FILE_NULL sets the default for later opens). */
+typedef int MPI_File;
+#define MPI_FILE_NULL ((MPI_File)0)
+/* A block of an n-dimensional array (the usual filetype of a block decomposition); extent: the whole array. */
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+TERN_MPI_API(int, Type_create_subarray, (int ndims, const int sizes[], const int subsizes[], const int starts[],
+                                         int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+#define MPI_MODE_CREATE 1
+#define MPI_MODE_RDONLY 2
+#define MPI_MODE_WRONLY 4
+#define MPI_MODE_RDWR 8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN 32
+#define MPI_MODE_EXCL 64
+#define MPI_MODE_APPEND 128
+#define MPI_MODE_SEQUENTIAL 256
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+#define MPI_DISPLACEMENT_CURRENT ((MPI_Offset)-54278278)
+#define MPI_MAX_DATAREP_STRING 128
+TERN_MPI_API(int, File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh))
+TERN_MPI_API(int, File_close, (MPI_File *fh))
+TERN_MPI_API(int, File_delete, (const char *filename, MPI_Info info))
+TERN_MPI_API(int, File_set_size, (MPI_File fh, MPI_Offset size))
+TERN_MPI_API(int, File_preallocate, (MPI_File fh, MPI_Offset size))
+TERN_MPI_API(int, File_get_size, (MPI_File fh, MPI_Offset *size))
+TERN_MPI_API(int, File_get_group, (MPI_File fh, MPI_Group *group))
+TERN_MPI_API(int, File_get_amode, (MPI_File fh, int *amode))
+/* Hints are kept as given; cb_nodes and cb_buffer_size shape collective I/O. */
+TERN_MPI_API(int, File_set_info, (MPI_File fh, MPI_Info info))
+TERN_MPI_API(int, File_get_info, (MPI_File fh, MPI_Info *info_used))
+/* datarep: "native" only (others are MPI_ERR_UNSUPPORTED_DATAREP). */
+TERN_MPI_API(int, File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                                  const char *datarep, MPI_Info info))
+TERN_MPI_API(int, File_get_view, (MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype,
+                                  char *datarep))
+TERN_MPI_API(int, File_read_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                                 MPI_Status *status))
+TERN_MPI_API(int, File_write_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                                  MPI_Datatype datatype, MPI_Status *status))
+TERN_MPI_API(int, File_read, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+TERN_MPI_API(int, File_write, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+/* Collective: two-phase I/O, aggregators gather the pieces of their file domain and write or read it whole. */
+TERN_MPI_API(int, File_read_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                                     MPI_Status *status))
+TERN_MPI_API(int, File_write_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                                      MPI_Datatype datatype, MPI_Status *status))
+TERN_MPI_API(int, File_read_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+TERN_MPI_API(int, File_write_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                                   MPI_Status *status))
+/* Non-blocking forms complete before they return (the request is done at once). */
+TERN_MPI_API(int, File_iread_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                                  MPI_Request *request))
+TERN_MPI_API(int, File_iwrite_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                                   MPI_Datatype datatype, MPI_Request *request))
+TERN_MPI_API(int, File_iread, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+TERN_MPI_API(int, File_iwrite, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                                MPI_Request *request))
+TERN_MPI_API(int, File_seek, (MPI_File fh, MPI_Offset offset, int whence))
+TERN_MPI_API(int, File_get_position, (MPI_File fh, MPI_Offset *offset))
+TERN_MPI_API(int, File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp))
+TERN_MPI_API(int, File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent))
+TERN_MPI_API(int, File_sync, (MPI_File fh))
+/* Shared file pointers are not there yet: these return MPI_ERR_UNSUPPORTED_OPERATION. */
+TERN_MPI_API(int, File_read_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+TERN_MPI_API(int, File_write_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                                      MPI_Status *status))
+TERN_MPI_API(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler))
+TERN_MPI_API(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler))
+TERN_MPI_API(int, File_call_errhandler, (MPI_File fh, int errorcode))
+TERN_MPI_API(MPI_Fint, File_c2f, (MPI_File file))
+TERN_MPI_API(MPI_File, File_f2c, (MPI_Fint file))
 
 #undef TERN_MPI_API
 

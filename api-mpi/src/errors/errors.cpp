@@ -39,6 +39,21 @@ const char* class_text(int error_class) noexcept {
     case MPI_ERR_INFO_KEY: return "MPI_ERR_INFO_KEY: info key too long or empty";
     case MPI_ERR_INFO_VALUE: return "MPI_ERR_INFO_VALUE: info value too long";
     case MPI_ERR_INFO_NOKEY: return "MPI_ERR_INFO_NOKEY: no such key in the info object";
+    case MPI_ERR_FILE: return "MPI_ERR_FILE: invalid file handle";
+    case MPI_ERR_NOT_SAME: return "MPI_ERR_NOT_SAME: arguments differ between the processes of a collective call";
+    case MPI_ERR_AMODE: return "MPI_ERR_AMODE: invalid access mode";
+    case MPI_ERR_UNSUPPORTED_DATAREP: return "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation";
+    case MPI_ERR_NO_SUCH_FILE: return "MPI_ERR_NO_SUCH_FILE: no such file";
+    case MPI_ERR_FILE_EXISTS: return "MPI_ERR_FILE_EXISTS: file exists";
+    case MPI_ERR_BAD_FILE: return "MPI_ERR_BAD_FILE: invalid file name";
+    case MPI_ERR_ACCESS: return "MPI_ERR_ACCESS: permission denied";
+    case MPI_ERR_NO_SPACE: return "MPI_ERR_NO_SPACE: no space left on the device";
+    case MPI_ERR_QUOTA: return "MPI_ERR_QUOTA: quota exceeded";
+    case MPI_ERR_READ_ONLY: return "MPI_ERR_READ_ONLY: read-only file or file system";
+    case MPI_ERR_FILE_IN_USE: return "MPI_ERR_FILE_IN_USE: file in use";
+    case MPI_ERR_DUP_DATAREP: return "MPI_ERR_DUP_DATAREP: data representation already defined";
+    case MPI_ERR_CONVERSION: return "MPI_ERR_CONVERSION: data conversion failed";
+    case MPI_ERR_IO: return "MPI_ERR_IO: I/O error";
     default: return nullptr;
   }
 }

@@ -1,0 +1,112 @@
+// MPI-IO: open files behind int handles, their views, and the pieces the
+// I/O calls share. A file is a POSIX descriptor per process; data moves with
+// pread/pwrite, so any local or shared file system that keeps POSIX
+// semantics between the processes serves.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "datatype/derived.hpp"
+#include "info/info.hpp"
+#include "mpi.h"
+
+namespace tern::mpi {
+
+// Where a file's data lies: from byte `disp`, tiles of `filetype` (its
+// extent apart), counted in etypes.
+struct FileView {
+  MPI_Offset disp = 0;
+  MPI_Datatype etype = MPI_BYTE;
+  MPI_Datatype filetype = MPI_BYTE;
+  std::size_t etype_size = 1;
+  std::shared_ptr<const DerivedType> filetype_map;  // held: the handle may be freed
+};
+
+struct File {
+  int fd = -1;
+  int amode = 0;
+  MPI_Comm comm = MPI_COMM_NULL;  // a private duplicate of the opening communicator
+  MPI_Errhandler errhandler = MPI_ERRORS_RETURN;
+  std::string path;
+  InfoEntries hints;
+  FileView view;
+  MPI_Offset position = 0;  // individual file pointer, in etypes of the view
+};
+
+// The file `handle` names, or null.
+[[nodiscard]] File* find_file(MPI_File handle);
+// Raises `error_class` from `function` on `file`'s handler (null: the
+// handler of MPI_FILE_NULL, as the standard wants for errors without a file).
+int raise_file(const File* file, int error_class, const char* function, const char* format, ...)
+    __attribute__((format(printf, 4, 5)));
+// find_file with the MPI_Init and handle checks every call makes.
+int find_file_checked(const char* function, MPI_File handle, File*& file);
+// The MPI error class of a failed system call's errno.
+[[nodiscard]] int error_class_of_errno(int error) noexcept;
+
+// --- Views (view.cpp)
+// One contiguous piece of an access: `length` bytes at file offset `file`,
+// `data` bytes into the access's packed data.
+struct FileSegment {
+  MPI_Offset file;
+  MPI_Offset data;
+  MPI_Offset length;
+};
+// The file pieces of `bytes` bytes of data starting `data_start` bytes into
+// the view's data stream, adjacent pieces merged.
+void view_segments(const FileView& view, MPI_Offset data_start, MPI_Offset bytes, std::vector<FileSegment>& out);
+// The absolute byte offset of view position `offset` (in etypes).
+[[nodiscard]] MPI_Offset view_byte_offset(const FileView& view, MPI_Offset offset);
+
+// --- Data movement shared by independent and collective calls (independent.cpp)
+// The user's buffer as one packed run of bytes: the buffer itself for a
+// contiguous type, a temporary otherwise (packed for writes, unpacked into
+// the user's buffer by finish() for reads).
+class PackedBuffer {
+ public:
+  PackedBuffer() = default;
+  PackedBuffer(const PackedBuffer&) = delete;
+  PackedBuffer& operator=(const PackedBuffer&) = delete;
+  ~PackedBuffer();
+  // MPI_ERR_NO_MEM when no temporary fits.
+  int prepare(std::shared_ptr<const DerivedType> type, void* user, std::size_t count, bool write);
+  [[nodiscard]] char* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }
+  // Reads: scatters the first `received` bytes into the user's buffer.
+  void finish(std::size_t received) noexcept;
+
+ private:
+  std::shared_ptr<const DerivedType> type_;
+  void* user_ = nullptr;
+  std::size_t count_ = 0;
+  char* data_ = nullptr;
+  char* temp_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Where an access starts: an explicit offset (etypes), or the individual
+// file pointer (advanced by what moved).
+struct Where {
+  bool at_pointer;
+  MPI_Offset offset;
+};
+inline constexpr Where kAtPointer{true, 0};
+[[nodiscard]] inline Where at(MPI_Offset offset) noexcept { return Where{false, offset}; }
+
+// The checks every data access makes: count, datatype (committed), buffer,
+// and the access mode; sets `type`. `write` says which way data goes.
+int check_access(const char* function, File& file, const void* buf, int count, MPI_Datatype datatype, bool write,
+                 std::shared_ptr<const DerivedType>& type);
+// Moves `segments` between the file and `data` with pread/pwrite; `done`
+// gets the bytes moved before the end of file (reads) or an error. Returns
+// 0 or an errno.
+int transfer_segments(int fd, const std::vector<FileSegment>& segments, char* data, bool write, std::size_t& done);
+// A status reporting `bytes` moved.
+void file_status(MPI_Status* status, std::size_t bytes);
+
+}  // namespace tern::mpi

@@ -1,0 +1,257 @@
+// Independent I/O: read/write at an explicit offset or the individual file
+// pointer, their non-blocking forms, seek and position. Data is packed into
+// one run (unless the memory type is contiguous already), mapped through
+// the view into file pieces, and moved with pread/pwrite.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
+#include <cstdio>
+
+#include "io/file.hpp"
+#include "state.hpp"
+
+namespace tern::mpi {
+
+PackedBuffer::~PackedBuffer() { std::free(temp_); }
+
+int PackedBuffer::prepare(std::shared_ptr<const DerivedType> type, void* user, std::size_t count, bool write) {
+  bytes_ = type->size * count;
+  user_ = user;
+  count_ = count;
+  if (type->contiguous) {
+    data_ = static_cast<char*>(user);
+    return MPI_SUCCESS;
+  }
+  temp_ = static_cast<char*>(std::malloc(bytes_ == 0 ? 1 : bytes_));
+  if (temp_ == nullptr) return MPI_ERR_NO_MEM;
+  data_ = temp_;
+  if (write) pack_data(*type, user, count, temp_);
+  type_ = std::move(type);
+  return MPI_SUCCESS;
+}
+
+void PackedBuffer::finish(std::size_t received) noexcept {
+  if (temp_ != nullptr) unpack_data(*type_, temp_, received, user_, count_);
+}
+
+int check_access(const char* function, File& file, const void* buf, int count, MPI_Datatype datatype, bool write,
+                 std::shared_ptr<const DerivedType>& type) {
+  if (count < 0) return raise_file(&file, MPI_ERR_COUNT, function, "negative count %d", count);
+  type = describe_type(datatype);
+  if (type == nullptr || !type->committed) {
+    return raise_file(&file, MPI_ERR_TYPE, function, "datatype %d is not a committed datatype", datatype);
+  }
+  if (buf == nullptr && count > 0 && type->size > 0) {
+    return raise_file(&file, MPI_ERR_BUFFER, function, "null buffer for %d elements", count);
+  }
+  const int access = file.amode & (MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR);
+  if (write && access == MPI_MODE_RDONLY) {
+    return raise_file(&file, MPI_ERR_READ_ONLY, function, "file %s is open read-only", file.path.c_str());
+  }
+  if (!write && access == MPI_MODE_WRONLY) {
+    return raise_file(&file, MPI_ERR_ACCESS, function, "file %s is open write-only", file.path.c_str());
+  }
+  if (type->size % file.view.etype_size != 0) {
+    return raise_file(&file, MPI_ERR_TYPE, function, "datatype %d is not made of whole etypes (%zu bytes)", datatype,
+                      file.view.etype_size);
+  }
+  return MPI_SUCCESS;
+}
+
+int transfer_segments(int fd, const std::vector<FileSegment>& segments, char* data, bool write, std::size_t& done) {
+  done = 0;
+  for (const FileSegment& segment : segments) {
+    MPI_Offset moved = 0;
+    while (moved < segment.length) {
+      char* at = data + segment.data + moved;
+      const auto left = static_cast<std::size_t>(segment.length - moved);
+      const ssize_t n = write ? ::pwrite(fd, at, left, segment.file + moved) : ::pread(fd, at, left, segment.file + moved);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return errno;
+      }
+      if (n == 0) return write ? EIO : 0;  // a read ends at the end of the file
+      moved += n;
+      done += static_cast<std::size_t>(n);
+    }
+  }
+  return 0;
+}
+
+void file_status(MPI_Status* status, std::size_t bytes) {
+  empty_status(status);
+  if (status != MPI_STATUS_IGNORE) status->tern_bytes = static_cast<MPI_Count>(bytes);
+}
+
+namespace {
+
+// One independent access of `count` elements of `datatype`.
+int access(const char* function, MPI_File fh, Where where, void* buf, int count, MPI_Datatype datatype, bool write,
+           MPI_Status* status) {
+  File* file = nullptr;
+  if (const int error = find_file_checked(function, fh, file); error != MPI_SUCCESS) return error;
+  if (where.offset < 0) return raise_file(file, MPI_ERR_ARG, function, "negative offset %lld", where.offset);
+  std::shared_ptr<const DerivedType> type;
+  if (const int error = check_access(function, *file, buf, count, datatype, write, type); error != MPI_SUCCESS) {
+    return error;
+  }
+  const bool at_pointer = where.at_pointer;
+  const MPI_Offset start = at_pointer ? file->position : where.offset;
+  PackedBuffer packed;
+  if (packed.prepare(type, buf, static_cast<std::size_t>(count), write) != MPI_SUCCESS) {
+    return raise_file(file, MPI_ERR_NO_MEM, function, "no memory for %zu bytes of packed data",
+                      type->size * static_cast<std::size_t>(count));
+  }
+  std::vector<FileSegment> segments;
+  const auto etype_size = static_cast<MPI_Offset>(file->view.etype_size);
+  view_segments(file->view, start * etype_size, static_cast<MPI_Offset>(packed.bytes()), segments);
+  std::size_t moved = 0;
+  const int error = transfer_segments(file->fd, segments, packed.data(), write, moved);
+  if (!write) packed.finish(moved);
+  if (at_pointer) file->position = start + static_cast<MPI_Offset>(moved) / etype_size;
+  file_status(status, moved);
+  if (error != 0) {
+    return raise_file(file, error_class_of_errno(error), function, "%s %s failed: %s", write ? "writing" : "reading",
+                      file->path.c_str(), std::strerror(error));
+  }
+  return MPI_SUCCESS;
+}
+
+// The non-blocking forms: the access runs now, and the request is one done
+// at once (the standard lets an operation complete before its start returns).
+int access_now(const char* function, MPI_File fh, Where where, void* buf, int count, MPI_Datatype datatype,
+               bool write, MPI_Request* request) {
+  if (g_state == nullptr) return not_initialized(function);
+  if (request == nullptr) return raise_file(find_file(fh), MPI_ERR_ARG, function, "null request argument");
+  MPI_Status status;
+  if (const int error = access(function, fh, where, buf, count, datatype, write, &status); error != MPI_SUCCESS) {
+    return error;
+  }
+  RequestSlot* slot = nullptr;
+  const MPI_Request handle = g_state->requests.get(slot);
+  if (handle == MPI_REQUEST_NULL) return raise_file(find_file(fh), MPI_ERR_NO_MEM, function, "no request left");
+  slot->engine = nullptr;
+  slot->kind = RequestKind::Recv;  // a status with a byte count to report
+  slot->comm = MPI_COMM_NULL;
+  slot->status = status;
+  *request = handle;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace tern::mpi
+
+using namespace tern::mpi;
+
+extern "C" {
+
+int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                      MPI_Status* status) {
+  return access("MPI_File_read_at", fh, at(offset), buf, count, datatype, false, status);
+}
+
+int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
+                       MPI_Status* status) {
+  return access("MPI_File_write_at", fh, at(offset), const_cast<void*>(buf), count, datatype, true, status);
+}
+
+int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+  return access("MPI_File_read", fh, kAtPointer, buf, count, datatype, false, status);
+}
+
+int PMPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
+  return access("MPI_File_write", fh, kAtPointer, const_cast<void*>(buf), count, datatype, true, status);
+}
+
+int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                       MPI_Request* request) {
+  return access_now("MPI_File_iread_at", fh, at(offset), buf, count, datatype, false, request);
+}
+
+int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
+                        MPI_Request* request) {
+  return access_now("MPI_File_iwrite_at", fh, at(offset), const_cast<void*>(buf), count, datatype, true, request);
+}
+
+int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+  return access_now("MPI_File_iread", fh, kAtPointer, buf, count, datatype, false, request);
+}
+
+int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
+  return access_now("MPI_File_iwrite", fh, kAtPointer, const_cast<void*>(buf), count, datatype, true, request);
+}
+
+int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
+  static constexpr const char* kFunction = "MPI_File_seek";
+  File* file = nullptr;
+  if (const int error = find_file_checked(kFunction, fh, file); error != MPI_SUCCESS) return error;
+  MPI_Offset base = 0;
+  switch (whence) {
+    case MPI_SEEK_SET: break;
+    case MPI_SEEK_CUR: base = file->position; break;
+    case MPI_SEEK_END: {
+      // The end in etypes of the view: the data the file's bytes hold.
+      MPI_Offset size = 0;
+      if (const int error = PMPI_File_get_size(fh, &size); error != MPI_SUCCESS) return error;
+      const DerivedType& map = *file->view.filetype_map;
+      const MPI_Offset past = std::max<MPI_Offset>(0, size - file->view.disp - map.lb);
+      const MPI_Offset tiles = past / map.extent;
+      MPI_Offset data = tiles * static_cast<MPI_Offset>(map.size);
+      const MPI_Offset tail = past - tiles * map.extent;  // bytes into the last, partial tile
+      for (const TypeBlock& block : map.blocks) {
+        if (block.offset - map.lb >= tail) break;
+        data += std::min<MPI_Offset>(static_cast<MPI_Offset>(block.length), tail - (block.offset - map.lb));
+      }
+      base = data / static_cast<MPI_Offset>(file->view.etype_size);
+      break;
+    }
+    default: return raise_file(file, MPI_ERR_ARG, kFunction, "invalid whence %d", whence);
+  }
+  if (base + offset < 0) {
+    return raise_file(file, MPI_ERR_ARG, kFunction, "offset %lld would put the pointer before the view", offset);
+  }
+  file->position = base + offset;
+  return MPI_SUCCESS;
+}
+
+int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
+  static constexpr const char* kFunction = "MPI_File_get_position";
+  File* file = nullptr;
+  if (const int error = find_file_checked(kFunction, fh, file); error != MPI_SUCCESS) return error;
+  if (offset == nullptr) return raise_file(file, MPI_ERR_ARG, kFunction, "null offset argument");
+  *offset = file->position;
+  return MPI_SUCCESS;
+}
+
+static int shared_pointer_unsupported(const char* function, MPI_File fh) {
+  File* file = nullptr;
+  if (const int error = find_file_checked(function, fh, file); error != MPI_SUCCESS) return error;
+  std::fprintf(stderr, "%s: shared file pointers are not supported by Tern yet\n", function);
+  return raise_file(file, MPI_ERR_UNSUPPORTED_OPERATION, function, "shared file pointers are not supported by Tern yet");
+}
+
+int PMPI_File_read_shared(MPI_File fh, void*, int, MPI_Datatype, MPI_Status*) {
+  return shared_pointer_unsupported("MPI_File_read_shared", fh);
+}
+
+int PMPI_File_write_shared(MPI_File fh, const void*, int, MPI_Datatype, MPI_Status*) {
+  return shared_pointer_unsupported("MPI_File_write_shared", fh);
+}
+
+#pragma weak MPI_File_read_at = PMPI_File_read_at
+#pragma weak MPI_File_write_at = PMPI_File_write_at
+#pragma weak MPI_File_read = PMPI_File_read
+#pragma weak MPI_File_write = PMPI_File_write
+#pragma weak MPI_File_iread_at = PMPI_File_iread_at
+#pragma weak MPI_File_iwrite_at = PMPI_File_iwrite_at
+#pragma weak MPI_File_iread = PMPI_File_iread
+#pragma weak MPI_File_iwrite = PMPI_File_iwrite
+#pragma weak MPI_File_seek = PMPI_File_seek
+#pragma weak MPI_File_get_position = PMPI_File_get_position
+#pragma weak MPI_File_read_shared = PMPI_File_read_shared
+#pragma weak MPI_File_write_shared = PMPI_File_write_shared
+
+}  // extern "C"

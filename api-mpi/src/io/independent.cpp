@@ -54,9 +54,9 @@ int check_access(const char* function, File& file, const void* buf, int count, M
   if (!write && access == MPI_MODE_WRONLY) {
     return raise_file(&file, MPI_ERR_ACCESS, function, "file %s is open write-only", file.path.c_str());
   }
-  if (type->size % file.view.etype_size != 0) {
-    return raise_file(&file, MPI_ERR_TYPE, function, "datatype %d is not made of whole etypes (%zu bytes)", datatype,
-                      file.view.etype_size);
+  if (type->size * static_cast<std::size_t>(count) % file.view.etype_size != 0) {
+    return raise_file(&file, MPI_ERR_TYPE, function, "%d elements of datatype %d are no whole number of etypes of %zu bytes",
+                      count, datatype, file.view.etype_size);
   }
   return MPI_SUCCESS;
 }

@@ -1,4 +1,4 @@
-// A temporary directory for the MPI-IO tests: rank 0 makes it (under
+// For the MPI-IO tests. A temporary directory: rank 0 makes it (under
 // $TMPDIR, else /tmp) and tells the others; it goes, with whatever the test
 // left in it, when the object does, failed checks or not.
 #pragma once
@@ -47,6 +47,13 @@ class IoTempDir {
 inline std::vector<unsigned char> file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The class of an error code.
+inline int error_class(int code) {
+  int error_class = -1;
+  MPI_Error_class(code, &error_class);
+  return error_class;
 }
 
 }  // namespace tern::mpi_test

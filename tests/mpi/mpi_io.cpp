@@ -15,13 +15,8 @@
 
 namespace {
 
+using tern::mpi_test::error_class;
 using tern::mpi_test::IoTempDir;
-
-int error_class(int code) {
-  int error_class = -1;
-  MPI_Error_class(code, &error_class);
-  return error_class;
-}
 
 int open_descriptors() {
   int count = 0;

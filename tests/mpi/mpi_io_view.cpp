@@ -16,13 +16,8 @@
 namespace {
 
 using tern::mpi_test::file_bytes;
+using tern::mpi_test::error_class;
 using tern::mpi_test::IoTempDir;
-
-int error_class(int code) {
-  int error_class = -1;
-  MPI_Error_class(code, &error_class);
-  return error_class;
-}
 
 // A filetype and, computed by hand, the byte offsets of its data in type-map
 // order and its extent: tile k of a view holds data byte i of the tile at

@@ -1,0 +1,190 @@
+// Collective MPI-IO (two-phase): a 3-D block decomposition written with
+// MPI_File_write_all through subarray views is byte-identical to the same
+// array written serially by one rank, and reads back into halo'd local
+// arrays; with the default hints and with two aggregators working in small
+// windows. Ranks interleaving fine-grained pieces (one with nothing to
+// write), reads past the end, and errors every rank sees.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "io_tempdir.hpp"
+
+namespace {
+
+using tern::mpi_test::error_class;
+using tern::mpi_test::file_bytes;
+using tern::mpi_test::IoTempDir;
+
+constexpr int kGlobal[3] = {9, 10, 7};
+
+double value_at(int i, int j, int k) { return i * 10000.0 + j * 100.0 + k + 0.5; }
+
+// This rank's block of the global array, split as evenly as the grid allows.
+struct Block {
+  int starts[3], sizes[3];
+};
+
+Block block_of(int rank, int size) {
+  int dims[3] = {0, 0, 0};
+  MPI_Dims_create(size, 3, dims);
+  const int coords[3] = {rank / (dims[1] * dims[2]), (rank / dims[2]) % dims[1], rank % dims[2]};
+  Block block{};
+  for (int d = 0; d < 3; ++d) {
+    block.starts[d] = coords[d] * kGlobal[d] / dims[d];
+    block.sizes[d] = (coords[d] + 1) * kGlobal[d] / dims[d] - block.starts[d];
+  }
+  return block;
+}
+
+void check_block_decomposition(const IoTempDir& dir, int rank, int size, MPI_Info hints, const char* name) {
+  const Block block = block_of(rank, size);
+  // Local array with a halo of one cell on each side; the interior holds the block.
+  const int local[3] = {block.sizes[0] + 2, block.sizes[1] + 2, block.sizes[2] + 2};
+  std::vector<double> cells(static_cast<std::size_t>(local[0]) * local[1] * local[2], -1.0);
+  auto cell = [&](int i, int j, int k) -> double& {
+    return cells[(static_cast<std::size_t>(i + 1) * local[1] + (j + 1)) * local[2] + (k + 1)];
+  };
+  for (int i = 0; i < block.sizes[0]; ++i) {
+    for (int j = 0; j < block.sizes[1]; ++j) {
+      for (int k = 0; k < block.sizes[2]; ++k) {
+        cell(i, j, k) = value_at(block.starts[0] + i, block.starts[1] + j, block.starts[2] + k);
+      }
+    }
+  }
+  const int ones[3] = {1, 1, 1};
+  MPI_Datatype filetype = MPI_DATATYPE_NULL, memtype = MPI_DATATYPE_NULL;
+  MPI_Type_create_subarray(3, kGlobal, block.sizes, block.starts, MPI_ORDER_C, MPI_DOUBLE, &filetype);
+  MPI_Type_create_subarray(3, local, block.sizes, ones, MPI_ORDER_C, MPI_DOUBLE, &memtype);
+  MPI_Type_commit(&filetype);
+  MPI_Type_commit(&memtype);
+
+  const std::string parallel = dir.file(std::string("blocks_") + name);
+  const std::string serial = dir.file(std::string("serial_") + name);
+  MPI_File fh = MPI_FILE_NULL;
+  CHECK(MPI_File_open(MPI_COMM_WORLD, parallel.c_str(), MPI_MODE_WRONLY | MPI_MODE_CREATE, hints, &fh) ==
+        MPI_SUCCESS);
+  CHECK(MPI_File_set_view(fh, 0, MPI_DOUBLE, filetype, "native", MPI_INFO_NULL) == MPI_SUCCESS);
+  MPI_Status status;
+  CHECK(MPI_File_write_all(fh, cells.data(), 1, memtype, &status) == MPI_SUCCESS);
+  int count = -1;
+  MPI_Get_count(&status, MPI_DOUBLE, &count);
+  CHECK(count == block.sizes[0] * block.sizes[1] * block.sizes[2]);
+  MPI_Offset position = -1;
+  CHECK(MPI_File_get_position(fh, &position) == MPI_SUCCESS && position == count);
+  CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
+
+  // The same array, written whole by rank 0 alone.
+  if (rank == 0) {
+    std::vector<double> whole;
+    for (int i = 0; i < kGlobal[0]; ++i) {
+      for (int j = 0; j < kGlobal[1]; ++j) {
+        for (int k = 0; k < kGlobal[2]; ++k) whole.push_back(value_at(i, j, k));
+      }
+    }
+    CHECK(MPI_File_open(MPI_COMM_SELF, serial.c_str(), MPI_MODE_WRONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &fh) ==
+          MPI_SUCCESS);
+    CHECK(MPI_File_write(fh, whole.data(), static_cast<int>(whole.size()), MPI_DOUBLE, &status) == MPI_SUCCESS);
+    CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
+    const std::vector<unsigned char> written = file_bytes(parallel);
+    CHECK(written.size() == whole.size() * sizeof(double));
+    const bool identical = written == file_bytes(serial);
+    if (!identical) std::fprintf(stderr, "%s: the collective write differs from the serial one\n", name);
+    CHECK(identical);
+  }
+
+  // Read back collectively into a cleared local array: the interior comes
+  // back, the halo stays as it was.
+  CHECK(MPI_File_open(MPI_COMM_WORLD, parallel.c_str(), MPI_MODE_RDONLY, hints, &fh) == MPI_SUCCESS);
+  CHECK(MPI_File_set_view(fh, 0, MPI_DOUBLE, filetype, "native", MPI_INFO_NULL) == MPI_SUCCESS);
+  std::vector<double> expected = cells;
+  std::fill(cells.begin(), cells.end(), -1.0);
+  CHECK(MPI_File_read_all(fh, cells.data(), 1, memtype, &status) == MPI_SUCCESS);
+  MPI_Get_count(&status, MPI_DOUBLE, &count);
+  CHECK(count == block.sizes[0] * block.sizes[1] * block.sizes[2]);
+  CHECK(cells == expected);
+  CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
+  MPI_Type_free(&filetype);
+  MPI_Type_free(&memtype);
+}
+
+// Every rank owns the ints j with j % size == rank, in pieces of one int,
+// except the last rank of several, which writes nothing.
+void check_interleaved(const IoTempDir& dir, int rank, int size, MPI_Info hints) {
+  constexpr int kTurns = 200;
+  const std::string path = dir.file("interleaved");
+  MPI_File fh = MPI_FILE_NULL;
+  CHECK(MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_RDWR | MPI_MODE_CREATE, hints, &fh) == MPI_SUCCESS);
+  MPI_Datatype filetype = MPI_DATATYPE_NULL;
+  MPI_Type_create_resized(MPI_INT, 0, MPI_Aint{4} * size, &filetype);
+  MPI_Type_commit(&filetype);
+  CHECK(MPI_File_set_view(fh, MPI_Offset{4} * rank, MPI_INT, filetype, "native", MPI_INFO_NULL) == MPI_SUCCESS);
+  const bool idle = size > 1 && rank == size - 1;
+  std::vector<int> mine(kTurns);
+  for (int t = 0; t < kTurns; ++t) mine[t] = (t * size + rank) * 3 + 1;
+  MPI_Status status;
+  // Offset 2 etypes into each view: the first two turns stay holes.
+  CHECK(MPI_File_write_at_all(fh, 2, mine.data(), idle ? 0 : kTurns - 2, MPI_INT, &status) == MPI_SUCCESS);
+  CHECK(MPI_File_sync(fh) == MPI_SUCCESS);
+  if (rank == 0) {
+    const std::vector<unsigned char> bytes = file_bytes(path);
+    const int writers = size > 1 ? size - 1 : 1;
+    // The last int written belongs to the last writing rank's last turn.
+    CHECK(bytes.size() == std::size_t{4} * ((kTurns - 1) * size + writers));
+    bool right = true;
+    for (std::size_t j = 0; j * 4 < bytes.size(); ++j) {
+      const int owner = static_cast<int>(j) % size, turn = static_cast<int>(j) / size;
+      int value = 0;
+      std::memcpy(&value, bytes.data() + 4 * j, 4);
+      const bool hole = turn < 2 || (size > 1 && owner == size - 1);
+      right = right && value == (hole ? 0 : ((turn - 2) * size + owner) * 3 + 1);
+    }
+    CHECK(right);
+  }
+  // Read back collectively, past the end too: what is there comes back.
+  std::vector<int> back(kTurns + 5, -7);
+  CHECK(MPI_File_read_at_all(fh, 2, back.data(), kTurns + 5, MPI_INT, &status) == MPI_SUCCESS);
+  int count = -1;
+  MPI_Get_count(&status, MPI_INT, &count);
+  if (!idle) {
+    CHECK(count == kTurns - 2);
+    CHECK(std::equal(mine.begin(), mine.end() - 2, back.begin()));
+  }
+  // Errors every rank sees: a bad count, a read of a write-only file.
+  CHECK(error_class(MPI_File_write_all(fh, mine.data(), -1, MPI_INT, &status)) == MPI_ERR_COUNT);
+  CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
+  CHECK(MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_WRONLY, hints, &fh) == MPI_SUCCESS);
+  CHECK(error_class(MPI_File_read_all(fh, back.data(), 1, MPI_INT, &status)) == MPI_ERR_ACCESS);
+  CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
+  MPI_Type_free(&filetype);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  {
+    IoTempDir dir;
+    CHECK(dir.ok());
+    if (dir.ok()) {
+      MPI_Info small = MPI_INFO_NULL;
+      MPI_Info_create(&small);
+      MPI_Info_set(small, "cb_nodes", "2");
+      MPI_Info_set(small, "cb_buffer_size", "256");
+      check_block_decomposition(dir, rank, size, MPI_INFO_NULL, "default");
+      check_block_decomposition(dir, rank, size, small, "small_windows");
+      check_interleaved(dir, rank, size, small);
+      MPI_Info_free(&small);
+    }
+  }
+  const int result = tern::mpi_test::conclude("mpi_io_coll");
+  MPI_Finalize();
+  return result;
+}

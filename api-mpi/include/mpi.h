@@ -463,6 +463,25 @@ TERN_MPI_API(int, Alltoallw, (const void *sendbuf, const int sendcounts[], const
                               const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                               const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
 
+/* --- Non-blocking collectives (MPI 3) and persistent collectives (MPI 4):
+ * schedules of point-to-point steps that every progress call moves on
+ * (MPI_Test and friends, blocking calls, the progress thread). The info
+ * argument of the _init forms is accepted and not read. */
+TERN_MPI_API(int, Ibarrier, (MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                           MPI_Request *request))
+TERN_MPI_API(int, Ireduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                            int root, MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Iallreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Bcast_init, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                               MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Reduce_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Allreduce_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+
 /* --- Info objects: ordered (key, value) string pairs. */
 #define MPI_INFO_ENV ((MPI_Info)1)
 #define MPI_MAX_INFO_KEY 255

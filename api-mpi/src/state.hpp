@@ -76,6 +76,7 @@ struct Comm {
   std::unique_ptr<std::atomic<engine::Endpoint*>[]> endpoints;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   uint32_t collective_sequence = 0;
+  uint32_t persistent_collective_sequence = 0;  // MPI_*_init schedules (coll/schedule.cpp)
   bool predefined = false;
   std::shared_ptr<const NodeLayout> node_layout;  // null until first needed
   std::string name;  // MPI_Comm_set_name
@@ -88,7 +89,8 @@ using CommHandle = GenerationalHandle<12>;
 static_assert(kMaxComms - 1 == CommHandle::kSlotMask);
 
 // --- Requests
-enum class RequestKind : uint8_t { Free, Send, Recv };
+enum class RequestKind : uint8_t { Free, Send, Recv, Collective };
+class Schedule;  // coll/schedule.hpp
 
 struct RequestSlot {
   engine::Request* engine = nullptr;  // null: done at once (status filled)
@@ -120,6 +122,8 @@ struct RequestSlot {
   // waits for beside the receive in `engine`, and its packed copy.
   engine::Request* companion = nullptr;
   void* companion_temp = nullptr;
+  // Non-blocking and persistent collectives: their schedule; null otherwise.
+  std::shared_ptr<Schedule> schedule;
 };
 
 // Handles for requests that need no slot: a send done at once and a receive
@@ -192,6 +196,7 @@ class RequestPool {
     slot->kind = RequestKind::Free;
     slot->engine = nullptr;
     if (TERN_UNLIKELY(slot->derived != nullptr)) slot->derived.reset();
+    if (TERN_UNLIKELY(slot->schedule != nullptr)) slot->schedule.reset();
     slot->derived_count = 0;
     slot->next_free = free_head_;
     free_head_ = position;
@@ -386,7 +391,9 @@ inline uint16_t collective_context(const Comm& comm) noexcept {
 }
 // The tag base of the next collective on `comm`: (sequence, round) in the
 // 24-bit tag field, so traffic of consecutive collectives cannot cross.
-inline unsigned next_tag_base(Comm& comm) noexcept { return (comm.collective_sequence++ & 0xFFFFu) << 8; }
+// Blocking and non-blocking collectives share this sequence; persistent
+// ones (coll/schedule.cpp) take theirs with the sequence's top bit set.
+inline unsigned next_tag_base(Comm& comm) noexcept { return (comm.collective_sequence++ & 0x7FFFu) << 8; }
 // A barrier over `comm` on the engine (MPI_Barrier and MPI_Finalize).
 [[nodiscard]] Status coll_barrier(Comm& comm);
 // Node-aware forms (coll/node.cpp): `comm`'s layout, and barrier, broadcast

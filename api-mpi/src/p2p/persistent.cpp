@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "coll/schedule.hpp"
 #include "p2p/p2p.hpp"
 
 namespace tern::mpi {
@@ -56,6 +57,11 @@ int start(const char* function, MPI_Request handle) {
   }
   if (TERN_UNLIKELY(comm == nullptr)) {
     return raise(nullptr, MPI_ERR_COMM, function, "the communicator of request %d was freed", handle);
+  }
+  if (slot->schedule != nullptr) {  // a persistent collective (MPI_*_init)
+    slot->active = true;
+    slot->schedule->start();
+    return MPI_SUCCESS;
   }
   slot->engine = nullptr;
   slot->error = MPI_SUCCESS;

@@ -7,6 +7,7 @@
 #include <new>
 #include <vector>
 
+#include "coll/schedule.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {
@@ -96,6 +97,7 @@ inline Lookup look_up(MPI_Request handle, RequestSlot*& slot) {
 }
 
 inline bool slot_done(const RequestSlot* slot) {
+  if (TERN_UNLIKELY(slot->schedule != nullptr)) return slot->schedule->done();
   return (slot->engine == nullptr || engine_done(slot->engine)) &&
          (TERN_LIKELY(slot->companion == nullptr) || engine_done(slot->companion));
 }
@@ -125,6 +127,17 @@ int finish(MPI_Request* handle, Lookup kind, RequestSlot* slot, MPI_Status* stat
     case Lookup::Invalid: empty_status(status); break;
     case Lookup::ProcNull: empty_status(status, MPI_PROC_NULL); break;
     case Lookup::Slot: {
+      if (TERN_UNLIKELY(slot->schedule != nullptr)) {
+        error = slot->schedule->error_class();
+        empty_status(status);
+        if (status != MPI_STATUS_IGNORE) status->MPI_ERROR = error;
+        if (slot->persistent) {
+          slot->active = false;
+          return error;
+        }
+        g_state->requests.put(*handle);
+        break;
+      }
       const int send_error = finish_companion(slot);
       if (slot->engine != nullptr) {
         engine::Request* request = slot->engine;
@@ -322,7 +335,7 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (TERN_UNLIKELY(kind == Lookup::Invalid)) {
     return raise(nullptr, MPI_ERR_REQUEST, kFunction, "invalid request %d", *request);
   }
-  if (kind == Lookup::Slot && (slot->engine != nullptr || slot->companion != nullptr)) {
+  if (kind == Lookup::Slot && (slot->engine != nullptr || slot->companion != nullptr || slot->schedule != nullptr)) {
     progress_until([slot] { return slot_done(slot); });
   }
   const MPI_Request handle = *request;
@@ -544,7 +557,10 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
   }
   // The status of the done request, which stays as it is.
   int error = slot->error;
-  if (slot->engine != nullptr) {
+  if (slot->schedule != nullptr) {
+    error = slot->schedule->error_class();
+    empty_status(status);
+  } else if (slot->engine != nullptr) {
     const engine::Request* engine_request = slot->engine;
     if (slot->kind == RequestKind::Recv) {
       error = fill_recv_status(status, engine_request->info(), slot->capacity, engine_request->status());

@@ -1,0 +1,56 @@
+// What the non-blocking and persistent collective calls share (nbc_*.cpp):
+// the prologue, datatypes seen as byte blocks, reductions seen as arrays of
+// one predefined type. Each call builds a schedule (schedule.hpp) and hands
+// it to a request: MPI_Ixxx starts it, MPI_Xxx_init keeps it for MPI_Start.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "coll/coll.hpp"
+#include "coll/schedule.hpp"
+
+namespace tern::mpi {
+
+// MPI runs, `handle` names a communicator, `request` is not null.
+inline int nbc_prologue(const char* function, MPI_Comm handle, MPI_Request* request, Comm*& comm) {
+  if (int err = find_comm_checked(function, handle, comm); err != MPI_SUCCESS) return err;
+  if (request == nullptr) return raise(comm, MPI_ERR_REQUEST, function, "null request argument");
+  return MPI_SUCCESS;
+}
+
+// A datatype as the schedules see it: `size` bytes of data per instance,
+// `extent` bytes apart; `layout` set when it must be packed.
+struct DataShape {
+  std::size_t size = 0;
+  MPI_Aint extent = 0;
+  std::shared_ptr<const DerivedType> layout;
+};
+int data_shape(const char* function, const Comm& comm, int count, MPI_Datatype datatype, DataShape& shape);
+
+// A reduction's operands as arrays of `elements` of the predefined `basic`
+// (derived types whose elements are all one predefined type, with
+// predefined operations), `layout` set when instances must be packed.
+struct ReductionShape {
+  MPI_Datatype basic = MPI_DATATYPE_NULL;
+  std::size_t elem = 0;      // bytes of one basic element
+  std::size_t per_instance = 1;  // basic elements per instance of the datatype
+  std::shared_ptr<const DerivedType> layout;
+};
+int reduction_shape(const char* function, const Comm& comm, int count, MPI_Datatype datatype, MPI_Op op,
+                    ReductionShape& shape);
+
+inline std::shared_ptr<Schedule> new_schedule(Comm& comm, bool persistent) {
+  return std::make_shared<Schedule>(comm, persistent);
+}
+
+// Address of instance `index` of a buffer of `shape`.
+inline void* instance_at(void* buffer, long long index, const DataShape& shape) {
+  return static_cast<std::byte*>(buffer) + index * static_cast<long long>(shape.extent);
+}
+inline const void* instance_at(const void* buffer, long long index, const DataShape& shape) {
+  return static_cast<const std::byte*>(buffer) + index * static_cast<long long>(shape.extent);
+}
+
+}  // namespace tern::mpi

@@ -1,0 +1,184 @@
+// Non-blocking and persistent barrier, broadcast, reduce and allreduce:
+// MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce and their MPI 4
+// MPI_*_init forms, as schedules; and the shapes nbc.hpp declares.
+#include "coll/nbc.hpp"
+#include "op/op.hpp"
+
+namespace tern::mpi {
+
+int data_shape(const char* function, const Comm& comm, int count, MPI_Datatype datatype, DataShape& shape) {
+  if (count < 0) return raise(&comm, MPI_ERR_COUNT, function, "invalid count %d", count);
+  if (!is_derived_handle(datatype)) {
+    const TypeInfo* type = find_type(datatype);
+    if (type == nullptr) return raise(&comm, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
+    shape = DataShape{type->size, static_cast<MPI_Aint>(type->size), nullptr};
+    return MPI_SUCCESS;
+  }
+  std::shared_ptr<const DerivedType> desc = describe_type(datatype);
+  if (desc == nullptr) return raise(&comm, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
+  if (!desc->committed) return raise(&comm, MPI_ERR_TYPE, function, "datatype %d is not committed", datatype);
+  shape.size = desc->size;
+  shape.extent = desc->extent;
+  shape.layout = desc->contiguous ? nullptr : std::move(desc);
+  return MPI_SUCCESS;
+}
+
+int reduction_shape(const char* function, const Comm& comm, int count, MPI_Datatype datatype, MPI_Op op,
+                    ReductionShape& shape) {
+  if (count < 0) return raise(&comm, MPI_ERR_COUNT, function, "invalid count %d", count);
+  MPI_Datatype basic = datatype;
+  if (is_derived_handle(datatype)) {
+    std::shared_ptr<const DerivedType> desc = describe_type(datatype);
+    if (desc == nullptr) return raise(&comm, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
+    if (!desc->committed) return raise(&comm, MPI_ERR_TYPE, function, "datatype %d is not committed", datatype);
+    const TypeInfo* basic_type = find_type(desc->basic);
+    if (is_user_op(op) || basic_type == nullptr || desc->mixed ||
+        desc->size != desc->elements * basic_type->size) {
+      return raise(&comm, MPI_ERR_UNSUPPORTED_OPERATION, function,
+                   "derived datatype %d: the non-blocking reductions take derived types whose elements are all "
+                   "one predefined type, with predefined operations",
+                   datatype);
+    }
+    basic = desc->basic;
+    shape.per_instance = desc->elements;
+    shape.layout = desc->contiguous ? nullptr : std::move(desc);
+  }
+  const TypeInfo* type = find_type(basic);
+  if (type == nullptr) return raise(&comm, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
+  if (int err = check_op(function, comm, op, basic, *type); err != MPI_SUCCESS) return err;
+  shape.basic = basic;
+  shape.elem = type->size;
+  return MPI_SUCCESS;
+}
+
+namespace {
+
+int ibarrier(const char* function, MPI_Comm handle, bool persistent, MPI_Request* request) {
+  if (g_state == nullptr) return not_initialized(function);
+  Comm* comm = nullptr;
+  if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
+  auto schedule = new_schedule(*comm, persistent);
+  schedule_barrier(*schedule, *comm);
+  return issue_schedule(function, *comm, handle, std::move(schedule), persistent, request);
+}
+
+int ibcast(const char* function, void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm handle,
+           bool persistent, MPI_Request* request) {
+  if (g_state == nullptr) return not_initialized(function);
+  Comm* comm = nullptr;
+  if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
+  if (int err = check_root(function, *comm, root); err != MPI_SUCCESS) return err;
+  DataShape shape;
+  if (int err = data_shape(function, *comm, count, datatype, shape); err != MPI_SUCCESS) return err;
+  const auto n = static_cast<std::size_t>(count);
+  if (buffer == nullptr && n * shape.size != 0) return raise(comm, MPI_ERR_BUFFER, function, "null buffer");
+  auto schedule = new_schedule(*comm, persistent);
+  void* data = comm->rank == root ? const_cast<void*>(schedule->send_view(buffer, n, shape.layout))
+                                  : schedule->recv_view(buffer, n, shape.layout);
+  schedule_bcast(*schedule, *comm, data, n * shape.size, root);
+  return issue_schedule(function, *comm, handle, std::move(schedule), persistent, request);
+}
+
+int ireduce(const char* function, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+            int root, MPI_Comm handle, bool persistent, MPI_Request* request) {
+  if (g_state == nullptr) return not_initialized(function);
+  Comm* comm = nullptr;
+  if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
+  if (int err = check_root(function, *comm, root); err != MPI_SUCCESS) return err;
+  ReductionShape shape;
+  if (int err = reduction_shape(function, *comm, count, datatype, op, shape); err != MPI_SUCCESS) return err;
+  const auto n = static_cast<std::size_t>(count);
+  const std::size_t elements = n * shape.per_instance;
+  const std::size_t bytes = elements * shape.elem;
+  const bool is_root = comm->rank == root;
+  const bool in_place = is_root && sendbuf == MPI_IN_PLACE;
+  if (bytes != 0 && (sendbuf == nullptr || (is_root && recvbuf == nullptr))) {
+    return raise(comm, MPI_ERR_BUFFER, function, "null buffer");
+  }
+  auto schedule = new_schedule(*comm, persistent);
+  schedule->set_reduction(op, shape.basic);
+  void* accumulator = nullptr;
+  if (!is_root) {
+    accumulator = schedule->scratch(bytes);
+  } else if (in_place) {
+    accumulator = schedule->inout_view(recvbuf, n, shape.layout);
+  } else {
+    accumulator = schedule->recv_view(recvbuf, n, shape.layout);
+  }
+  if (!in_place) schedule->copy(schedule->send_view(sendbuf, n, shape.layout), accumulator, bytes);
+  schedule_reduce(*schedule, *comm, accumulator, elements, shape.elem, op_commutative(op), root);
+  return issue_schedule(function, *comm, handle, std::move(schedule), persistent, request);
+}
+
+int iallreduce(const char* function, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm handle, bool persistent, MPI_Request* request) {
+  if (g_state == nullptr) return not_initialized(function);
+  Comm* comm = nullptr;
+  if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
+  ReductionShape shape;
+  if (int err = reduction_shape(function, *comm, count, datatype, op, shape); err != MPI_SUCCESS) return err;
+  const auto n = static_cast<std::size_t>(count);
+  const std::size_t elements = n * shape.per_instance;
+  const std::size_t bytes = elements * shape.elem;
+  if (bytes != 0 && (sendbuf == nullptr || recvbuf == nullptr)) {
+    return raise(comm, MPI_ERR_BUFFER, function, "null buffer");
+  }
+  auto schedule = new_schedule(*comm, persistent);
+  schedule->set_reduction(op, shape.basic);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  void* result = in_place ? schedule->inout_view(recvbuf, n, shape.layout)
+                          : schedule->recv_view(recvbuf, n, shape.layout);
+  if (!in_place) schedule->copy(schedule->send_view(sendbuf, n, shape.layout), result, bytes);
+  schedule_allreduce(*schedule, *comm, result, elements, shape.elem, op_commutative(op));
+  return issue_schedule(function, *comm, handle, std::move(schedule), persistent, request);
+}
+
+}  // namespace
+}  // namespace tern::mpi
+
+using namespace tern;
+using namespace tern::mpi;
+
+extern "C" {
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) { return ibarrier("MPI_Ibarrier", comm, false, request); }
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return ibarrier("MPI_Barrier_init", comm, true, request);
+}
+
+int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+  return ibcast("MPI_Ibcast", buffer, count, datatype, root, comm, false, request);
+}
+int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info,
+                    MPI_Request* request) {
+  return ibcast("MPI_Bcast_init", buffer, count, datatype, root, comm, true, request);
+}
+
+int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm, MPI_Request* request) {
+  return ireduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, false, request);
+}
+int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                     MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return ireduce("MPI_Reduce_init", sendbuf, recvbuf, count, datatype, op, root, comm, true, request);
+}
+
+int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                    MPI_Request* request) {
+  return iallreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, false, request);
+}
+int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return iallreduce("MPI_Allreduce_init", sendbuf, recvbuf, count, datatype, op, comm, true, request);
+}
+
+#pragma weak MPI_Ibarrier = PMPI_Ibarrier
+#pragma weak MPI_Barrier_init = PMPI_Barrier_init
+#pragma weak MPI_Ibcast = PMPI_Ibcast
+#pragma weak MPI_Bcast_init = PMPI_Bcast_init
+#pragma weak MPI_Ireduce = PMPI_Ireduce
+#pragma weak MPI_Reduce_init = PMPI_Reduce_init
+#pragma weak MPI_Iallreduce = PMPI_Iallreduce
+#pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
+
+}  // extern "C"

@@ -1,0 +1,175 @@
+// The schedule engine (schedule.hpp): building rounds of steps, and running
+// them from the engine's completion callbacks.
+#include "coll/schedule.hpp"
+
+#include <cstring>
+#include <new>
+
+namespace tern::mpi {
+
+Schedule::Schedule(Comm& comm, bool persistent) : comm_(comm) {
+  // The blocking sequence space is the low half of the 16 sequence bits
+  // (next_tag_base); persistent schedules own the high half.
+  tag_base_ = persistent ? ((0x8000u | (comm.persistent_collective_sequence++ & 0x7FFFu)) << 8)
+                         : next_tag_base(comm);
+}
+
+void Schedule::next_round() {
+  if (!rounds_.back().empty()) rounds_.emplace_back();
+}
+
+bool Schedule::send(const void* buffer, std::size_t bytes, int peer) {
+  engine::Endpoint* endpoint = comm_endpoint(comm_, peer);
+  if (endpoint == nullptr) reachable_ = false;
+  add(Step{StepKind::Send, buffer, nullptr, bytes, peer, endpoint, nullptr});
+  return endpoint != nullptr;
+}
+
+bool Schedule::recv(void* buffer, std::size_t bytes, int peer) {
+  add(Step{StepKind::Recv, nullptr, buffer, bytes, peer, nullptr, nullptr});
+  return true;
+}
+
+void Schedule::copy(const void* source, void* target, std::size_t bytes) {
+  if (bytes != 0 && source != target) add(Step{StepKind::Copy, source, target, bytes, 0, nullptr, nullptr});
+}
+
+void Schedule::reduce(const void* in, void* inout, std::size_t count) {
+  if (count != 0) add(Step{StepKind::Reduce, in, inout, count, 0, nullptr, nullptr});
+}
+
+std::byte* Schedule::scratch(std::size_t bytes) {
+  scratch_.emplace_back(new std::byte[bytes == 0 ? 1 : bytes]());
+  return scratch_.back().get();
+}
+
+const void* Schedule::send_view(const void* user, std::size_t count, const std::shared_ptr<const DerivedType>& type) {
+  if (type == nullptr || type->contiguous) return user;
+  std::byte* packed = scratch(count * type->size);
+  types_.push_back(type);
+  add(Step{StepKind::Pack, user, packed, count, 0, nullptr, type.get()});
+  return packed;
+}
+
+void* Schedule::recv_view(void* user, std::size_t count, const std::shared_ptr<const DerivedType>& type) {
+  if (type == nullptr || type->contiguous) return user;
+  std::byte* packed = scratch(count * type->size);
+  types_.push_back(type);
+  unpacks_.push_back(Step{StepKind::Unpack, packed, user, count, 0, nullptr, type.get()});
+  return packed;
+}
+
+void* Schedule::inout_view(void* user, std::size_t count, const std::shared_ptr<const DerivedType>& type) {
+  void* packed = const_cast<void*>(send_view(user, count, type));
+  if (packed != user) unpacks_.push_back(Step{StepKind::Unpack, packed, user, count, 0, nullptr, type.get()});
+  return packed;
+}
+
+void Schedule::seal() {
+  if (unpacks_.empty()) return;
+  next_round();
+  for (const Step& step : unpacks_) add(step);
+  unpacks_.clear();
+}
+
+int Schedule::error_class() const noexcept { return error_class_of(failure_.load(std::memory_order_acquire)); }
+
+void Schedule::start() {
+  round_ = 0;
+  failure_.store(Status::Ok, std::memory_order_relaxed);
+  done_.store(false, std::memory_order_relaxed);
+  self_ = shared_from_this();
+  advance();
+}
+
+void Schedule::note_failure(Status status) {
+  Status expected = Status::Ok;
+  (void)failure_.compare_exchange_strong(expected, status, std::memory_order_acq_rel);
+}
+
+void Schedule::run_local(const Step& step) {
+  switch (step.kind) {
+    case StepKind::Copy: std::memcpy(step.target, step.source, step.amount); break;
+    case StepKind::Reduce:
+      if (apply_op(op_, reduce_type_, step.source, step.target, step.amount) != MPI_SUCCESS) {
+        note_failure(Status::InvalidParam);
+      }
+      break;
+    case StepKind::Pack: pack_data(*step.type, step.source, step.amount, step.target); break;
+    case StepKind::Unpack:
+      unpack_data(*step.type, step.source, step.amount * step.type->size, step.target, step.amount);
+      break;
+    case StepKind::Send:
+    case StepKind::Recv: break;
+  }
+}
+
+void Schedule::post(const Step& step, unsigned tag) {
+  const engine::Callback callback{&Schedule::on_transfer_done, this, nullptr};
+  const uint16_t context = collective_context(comm_);
+  pending_.fetch_add(1, std::memory_order_relaxed);
+  Status s;
+  if (step.kind == StepKind::Send) {
+    s = g_state->worker->tag_send_nb(step.endpoint, step.source, step.amount,
+                                     make_tag(context, static_cast<unsigned>(comm_.rank), tag), callback);
+  } else {
+    s = g_state->worker->tag_recv_nb(step.target, step.amount,
+                                     make_tag(context, static_cast<unsigned>(step.peer), tag), engine::kTagMaskAll,
+                                     callback);
+  }
+  if (s == Status::InProgress) return;  // the callback counts it off
+  if (s != Status::Ok) note_failure(s);
+  pending_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void Schedule::advance() {
+  while (round_ < rounds_.size()) {
+    if (failure_.load(std::memory_order_acquire) != Status::Ok) break;
+    const std::vector<Step>& steps = rounds_[round_];
+    for (const Step& step : steps) {
+      if (step.kind != StepKind::Send && step.kind != StepKind::Recv) run_local(step);
+    }
+    // One count held while posting, so no callback ends the round before
+    // every transfer of it is out.
+    pending_.store(1, std::memory_order_release);
+    for (const Step& step : steps) {
+      if (step.kind == StepKind::Send || step.kind == StepKind::Recv) post(step, tag_base_);
+    }
+    ++round_;
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;  // the last callback goes on
+  }
+  finish();
+}
+
+void Schedule::finish() {
+  std::shared_ptr<Schedule> keep = std::move(self_);
+  done_.store(true, std::memory_order_release);
+  // `keep` may hold the last reference (a freed request): this ends here.
+}
+
+void Schedule::on_transfer_done(void* user_data, Status status, const engine::TagRecvInfo&) {
+  auto* schedule = static_cast<Schedule*>(user_data);
+  if (status != Status::Ok) schedule->note_failure(status);
+  if (schedule->pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) schedule->advance();
+}
+
+int issue_schedule(const char* function, Comm& comm, MPI_Comm handle, std::shared_ptr<Schedule> schedule,
+                   bool persistent, MPI_Request* request) {
+  if (!schedule->reachable()) {
+    return raise(&comm, MPI_ERR_OTHER, function, "a peer of the collective cannot be reached");
+  }
+  schedule->seal();
+  RequestSlot* slot = nullptr;
+  const MPI_Request handle_out = g_state->requests.get(slot);
+  if (handle_out == MPI_REQUEST_NULL) return raise(&comm, MPI_ERR_NO_MEM, function, "no memory for another request");
+  slot->kind = RequestKind::Collective;
+  slot->comm = handle;
+  slot->persistent = persistent;
+  slot->active = !persistent;
+  slot->schedule = std::move(schedule);
+  if (!persistent) slot->schedule->start();
+  *request = handle_out;
+  return MPI_SUCCESS;
+}
+
+}  // namespace tern::mpi

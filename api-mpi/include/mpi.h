@@ -583,6 +583,24 @@ TERN_MPI_API(int, File_iwrite_at, (MPI_File fh, MPI_Offset offset, const void *b
 TERN_MPI_API(int, File_iread, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
 TERN_MPI_API(int, File_iwrite, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                                 MPI_Request *request))
+/* Split and non-blocking collectives: the begin call (or the i form) does the whole collective access. */
+TERN_MPI_API(int, File_read_all_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype))
+TERN_MPI_API(int, File_read_all_end, (MPI_File fh, void *buf, MPI_Status *status))
+TERN_MPI_API(int, File_write_all_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype))
+TERN_MPI_API(int, File_write_all_end, (MPI_File fh, const void *buf, MPI_Status *status))
+TERN_MPI_API(int, File_read_at_all_begin, (MPI_File fh, MPI_Offset offset, void *buf, int count,
+                                           MPI_Datatype datatype))
+TERN_MPI_API(int, File_read_at_all_end, (MPI_File fh, void *buf, MPI_Status *status))
+TERN_MPI_API(int, File_write_at_all_begin, (MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                                            MPI_Datatype datatype))
+TERN_MPI_API(int, File_write_at_all_end, (MPI_File fh, const void *buf, MPI_Status *status))
+TERN_MPI_API(int, File_iread_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+TERN_MPI_API(int, File_iwrite_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                                    MPI_Request *request))
+TERN_MPI_API(int, File_iread_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype,
+                                      MPI_Request *request))
+TERN_MPI_API(int, File_iwrite_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count,
+                                       MPI_Datatype datatype, MPI_Request *request))
 TERN_MPI_API(int, File_seek, (MPI_File fh, MPI_Offset offset, int whence))
 TERN_MPI_API(int, File_get_position, (MPI_File fh, MPI_Offset *offset))
 TERN_MPI_API(int, File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp))

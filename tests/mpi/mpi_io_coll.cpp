@@ -3,7 +3,8 @@
 // array written serially by one rank, and reads back into halo'd local
 // arrays; with the default hints and with two aggregators working in small
 // windows. Ranks interleaving fine-grained pieces (one with nothing to
-// write), reads past the end, and errors every rank sees.
+// write), reads past the end, errors every rank sees; split and
+// non-blocking collectives.
 #include <mpi.h>
 
 #include <algorithm>
@@ -163,6 +164,61 @@ void check_interleaved(const IoTempDir& dir, int rank, int size, MPI_Info hints)
   MPI_Type_free(&filetype);
 }
 
+// Split collectives and non-blocking collectives on the default view.
+void check_split_and_nonblocking(const IoTempDir& dir, int rank, int size) {
+  constexpr int kInts = 50;
+  const std::string path = dir.file("split");
+  MPI_File fh = MPI_FILE_NULL;
+  CHECK(MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &fh) ==
+        MPI_SUCCESS);
+  std::vector<int> mine(kInts), back(kInts);
+  for (int i = 0; i < kInts; ++i) mine[i] = rank * 1000 + i;
+  const MPI_Offset at = MPI_Offset{rank} * kInts * 4;
+  MPI_Status status;
+  int count = -1;
+  CHECK(MPI_File_write_at_all_begin(fh, at, mine.data(), kInts, MPI_INT) == MPI_SUCCESS);
+  CHECK(error_class(MPI_File_write_at_all_begin(fh, at, mine.data(), kInts, MPI_INT)) == MPI_ERR_OTHER);
+  CHECK(MPI_File_write_at_all_end(fh, mine.data(), &status) == MPI_SUCCESS);
+  MPI_Get_count(&status, MPI_INT, &count);
+  CHECK(count == kInts);
+  CHECK(error_class(MPI_File_write_at_all_end(fh, mine.data(), &status)) == MPI_ERR_OTHER);
+  CHECK(MPI_File_read_at_all_begin(fh, at, back.data(), kInts, MPI_INT) == MPI_SUCCESS);
+  CHECK(MPI_File_read_at_all_end(fh, back.data(), &status) == MPI_SUCCESS && back == mine);
+
+  // Through the file pointer, after everyone's part: the second half of the file.
+  const MPI_Offset second = MPI_Offset{size} * kInts * 4 + at;
+  CHECK(MPI_File_seek(fh, second, MPI_SEEK_SET) == MPI_SUCCESS);
+  CHECK(MPI_File_write_all_begin(fh, mine.data(), kInts, MPI_INT) == MPI_SUCCESS);
+  CHECK(MPI_File_write_all_end(fh, mine.data(), MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  CHECK(MPI_File_seek(fh, second, MPI_SEEK_SET) == MPI_SUCCESS);
+  std::fill(back.begin(), back.end(), -1);
+  CHECK(MPI_File_read_all_begin(fh, back.data(), kInts, MPI_INT) == MPI_SUCCESS);
+  CHECK(MPI_File_read_all_end(fh, back.data(), &status) == MPI_SUCCESS && back == mine);
+  MPI_Offset position = -1;
+  CHECK(MPI_File_get_position(fh, &position) == MPI_SUCCESS && position == second + kInts * 4);
+
+  // Non-blocking collectives: requests done by the time they are waited on.
+  MPI_Request request = MPI_REQUEST_NULL;
+  for (int& value : mine) value = -value - 1;
+  CHECK(MPI_File_iwrite_at_all(fh, at, mine.data(), kInts, MPI_INT, &request) == MPI_SUCCESS);
+  CHECK(MPI_Wait(&request, &status) == MPI_SUCCESS);
+  MPI_Get_count(&status, MPI_INT, &count);
+  CHECK(count == kInts);
+  std::fill(back.begin(), back.end(), 0);
+  CHECK(MPI_File_iread_at_all(fh, at, back.data(), kInts, MPI_INT, &request) == MPI_SUCCESS);
+  CHECK(MPI_Wait(&request, &status) == MPI_SUCCESS && back == mine);
+  CHECK(MPI_File_seek(fh, second, MPI_SEEK_SET) == MPI_SUCCESS);
+  CHECK(MPI_File_iwrite_all(fh, mine.data(), kInts, MPI_INT, &request) == MPI_SUCCESS);
+  CHECK(MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  CHECK(MPI_File_seek(fh, second, MPI_SEEK_SET) == MPI_SUCCESS);
+  std::fill(back.begin(), back.end(), 0);
+  CHECK(MPI_File_iread_all(fh, back.data(), kInts, MPI_INT, &request) == MPI_SUCCESS);
+  CHECK(MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS && back == mine);
+  MPI_Offset file_size = 0;
+  CHECK(MPI_File_get_size(fh, &file_size) == MPI_SUCCESS && file_size == MPI_Offset{2} * size * kInts * 4);
+  CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -181,6 +237,7 @@ int main(int argc, char** argv) {
       check_block_decomposition(dir, rank, size, MPI_INFO_NULL, "default");
       check_block_decomposition(dir, rank, size, small, "small_windows");
       check_interleaved(dir, rank, size, small);
+      check_split_and_nonblocking(dir, rank, size);
       MPI_Info_free(&small);
     }
   }

@@ -203,6 +203,8 @@ std::size_t bytes_before_end(const std::vector<FileSegment>& segments, MPI_Offse
   return bytes;
 }
 
+}  // namespace
+
 int collective_access(const char* function, MPI_File fh, Where where, void* buf, int count, MPI_Datatype datatype,
                       bool write, MPI_Status* status) {
   File* file = nullptr;
@@ -277,7 +279,6 @@ int collective_access(const char* function, MPI_File fh, Where where, void* buf,
   return MPI_SUCCESS;
 }
 
-}  // namespace
 }  // namespace tern::mpi
 
 using namespace tern::mpi;

@@ -36,6 +36,10 @@ struct File {
   InfoEntries hints;
   FileView view;
   MPI_Offset position = 0;  // individual file pointer, in etypes of the view
+  // A split collective begun and not yet ended (split.cpp): its outcome.
+  bool split_active = false;
+  int split_error = MPI_SUCCESS;
+  MPI_Status split_status{};
 };
 
 // The file `handle` names, or null.
@@ -97,6 +101,21 @@ struct Where {
 };
 inline constexpr Where kAtPointer{true, 0};
 [[nodiscard]] inline Where at(MPI_Offset offset) noexcept { return Where{false, offset}; }
+
+// One access of `count` elements of `datatype` at `where`: independent
+// (independent.cpp), or collective over the file's ranks by two-phase
+// aggregation (collective.cpp). Errors are raised on the file.
+using AccessFunction = int (*)(const char* function, MPI_File fh, Where where, void* buf, int count,
+                               MPI_Datatype datatype, bool write, MPI_Status* status);
+int independent_access(const char* function, MPI_File fh, Where where, void* buf, int count, MPI_Datatype datatype,
+                       bool write, MPI_Status* status);
+int collective_access(const char* function, MPI_File fh, Where where, void* buf, int count, MPI_Datatype datatype,
+                      bool write, MPI_Status* status);
+// The non-blocking forms: `run` does the access now and `request` is one
+// done at once (the standard lets an operation complete before its start
+// call returns).
+int access_now(AccessFunction run, const char* function, MPI_File fh, Where where, void* buf, int count,
+               MPI_Datatype datatype, bool write, MPI_Request* request);
 
 // The checks every data access makes: count, datatype (committed), buffer,
 // and the access mode; sets `type`. `write` says which way data goes.

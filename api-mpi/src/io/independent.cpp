@@ -86,10 +86,7 @@ void file_status(MPI_Status* status, std::size_t bytes) {
   if (status != MPI_STATUS_IGNORE) status->tern_bytes = static_cast<MPI_Count>(bytes);
 }
 
-namespace {
-
-// One independent access of `count` elements of `datatype`.
-int access(const char* function, MPI_File fh, Where where, void* buf, int count, MPI_Datatype datatype, bool write,
+int independent_access(const char* function, MPI_File fh, Where where, void* buf, int count, MPI_Datatype datatype, bool write,
            MPI_Status* status) {
   File* file = nullptr;
   if (const int error = find_file_checked(function, fh, file); error != MPI_SUCCESS) return error;
@@ -120,14 +117,12 @@ int access(const char* function, MPI_File fh, Where where, void* buf, int count,
   return MPI_SUCCESS;
 }
 
-// The non-blocking forms: the access runs now, and the request is one done
-// at once (the standard lets an operation complete before its start returns).
-int access_now(const char* function, MPI_File fh, Where where, void* buf, int count, MPI_Datatype datatype,
-               bool write, MPI_Request* request) {
+int access_now(AccessFunction run, const char* function, MPI_File fh, Where where, void* buf, int count,
+               MPI_Datatype datatype, bool write, MPI_Request* request) {
   if (g_state == nullptr) return not_initialized(function);
   if (request == nullptr) return raise_file(find_file(fh), MPI_ERR_ARG, function, "null request argument");
   MPI_Status status;
-  if (const int error = access(function, fh, where, buf, count, datatype, write, &status); error != MPI_SUCCESS) {
+  if (const int error = run(function, fh, where, buf, count, datatype, write, &status); error != MPI_SUCCESS) {
     return error;
   }
   RequestSlot* slot = nullptr;
@@ -141,7 +136,6 @@ int access_now(const char* function, MPI_File fh, Where where, void* buf, int co
   return MPI_SUCCESS;
 }
 
-}  // namespace
 }  // namespace tern::mpi
 
 using namespace tern::mpi;
@@ -150,38 +144,38 @@ extern "C" {
 
 int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
                       MPI_Status* status) {
-  return access("MPI_File_read_at", fh, at(offset), buf, count, datatype, false, status);
+  return independent_access("MPI_File_read_at", fh, at(offset), buf, count, datatype, false, status);
 }
 
 int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
                        MPI_Status* status) {
-  return access("MPI_File_write_at", fh, at(offset), const_cast<void*>(buf), count, datatype, true, status);
+  return independent_access("MPI_File_write_at", fh, at(offset), const_cast<void*>(buf), count, datatype, true, status);
 }
 
 int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
-  return access("MPI_File_read", fh, kAtPointer, buf, count, datatype, false, status);
+  return independent_access("MPI_File_read", fh, kAtPointer, buf, count, datatype, false, status);
 }
 
 int PMPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Status* status) {
-  return access("MPI_File_write", fh, kAtPointer, const_cast<void*>(buf), count, datatype, true, status);
+  return independent_access("MPI_File_write", fh, kAtPointer, const_cast<void*>(buf), count, datatype, true, status);
 }
 
 int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
                        MPI_Request* request) {
-  return access_now("MPI_File_iread_at", fh, at(offset), buf, count, datatype, false, request);
+  return access_now(independent_access, "MPI_File_iread_at", fh, at(offset), buf, count, datatype, false, request);
 }
 
 int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype datatype,
                         MPI_Request* request) {
-  return access_now("MPI_File_iwrite_at", fh, at(offset), const_cast<void*>(buf), count, datatype, true, request);
+  return access_now(independent_access, "MPI_File_iwrite_at", fh, at(offset), const_cast<void*>(buf), count, datatype, true, request);
 }
 
 int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
-  return access_now("MPI_File_iread", fh, kAtPointer, buf, count, datatype, false, request);
+  return access_now(independent_access, "MPI_File_iread", fh, kAtPointer, buf, count, datatype, false, request);
 }
 
 int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
-  return access_now("MPI_File_iwrite", fh, kAtPointer, const_cast<void*>(buf), count, datatype, true, request);
+  return access_now(independent_access, "MPI_File_iwrite", fh, kAtPointer, const_cast<void*>(buf), count, datatype, true, request);
 }
 
 int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {

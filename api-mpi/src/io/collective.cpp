@@ -9,7 +9,7 @@
 //
 // Hints (MPI_File_open/set_info/set_view): cb_nodes, the number of
 // aggregators (default: every rank), spread evenly over the ranks;
-// cb_buffer_size, the window (default 16 MiB).
+// cb_buffer_size, the window (default 16 MiB, at most 64 MiB).
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -23,6 +23,9 @@ namespace tern::mpi {
 namespace {
 
 inline constexpr MPI_Offset kDefaultWindow = MPI_Offset{16} << 20;
+// Counts travel as ints: a window's pieces (16 bytes each, one per byte at
+// worst) must stay below 2^31 bytes.
+inline constexpr MPI_Offset kMaxWindow = MPI_Offset{64} << 20;
 
 long long hint_number(const File& file, const char* key, long long fallback) {
   for (const auto& [name, value] : file.hints) {
@@ -254,7 +257,7 @@ int collective_access(const char* function, MPI_File fh, Where where, void* buf,
   if (plan.low >= 0) {
     plan.aggregators = static_cast<int>(std::min<long long>(size, hint_number(*file, "cb_nodes", size)));
     plan.domain = (plan.high - plan.low + plan.aggregators - 1) / plan.aggregators;
-    plan.window = std::min<MPI_Offset>(hint_number(*file, "cb_buffer_size", kDefaultWindow), MPI_Offset{1} << 30);
+    plan.window = std::min(hint_number(*file, "cb_buffer_size", kDefaultWindow), kMaxWindow);
     plan.rounds = (plan.domain + plan.window - 1) / plan.window;
     for (MPI_Offset round = 0; round < plan.rounds && error == 0; ++round) {
       error = exchange_round(*file, plan, round, rank, segments, packed.data(), write);

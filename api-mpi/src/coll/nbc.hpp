@@ -41,6 +41,24 @@ struct ReductionShape {
 int reduction_shape(const char* function, const Comm& comm, int count, MPI_Datatype datatype, MPI_Op op,
                     ReductionShape& shape);
 
+// The start of a reduction whose every rank gives and gets `count`
+// instances (Iallreduce, Iscan, Iexscan): checks, then a schedule set up
+// for the operation.
+struct ReductionCall {
+  Comm* comm = nullptr;
+  ReductionShape shape;
+  std::size_t instances = 0;
+  std::size_t elements = 0;  // basic elements
+  std::size_t bytes = 0;
+  std::shared_ptr<Schedule> schedule;
+};
+int begin_reduction(const char* function, MPI_Comm handle, MPI_Request* request, const void* sendbuf, void* recvbuf,
+                    int count, MPI_Datatype datatype, MPI_Op op, bool persistent, ReductionCall& call);
+// `recvbuf` seen by the schedule as an accumulator that holds this rank's
+// part when the schedule starts (from `sendbuf`, or itself in place) and
+// ends in `recvbuf`.
+void* accumulate_in(ReductionCall& call, const void* sendbuf, void* recvbuf);
+
 inline std::shared_ptr<Schedule> new_schedule(Comm& comm, bool persistent) {
   return std::make_shared<Schedule>(comm, persistent);
 }

@@ -51,6 +51,32 @@ int reduction_shape(const char* function, const Comm& comm, int count, MPI_Datat
   return MPI_SUCCESS;
 }
 
+int begin_reduction(const char* function, MPI_Comm handle, MPI_Request* request, const void* sendbuf, void* recvbuf,
+                    int count, MPI_Datatype datatype, MPI_Op op, bool persistent, ReductionCall& call) {
+  if (g_state == nullptr) return not_initialized(function);
+  if (int err = nbc_prologue(function, handle, request, call.comm); err != MPI_SUCCESS) return err;
+  if (int err = reduction_shape(function, *call.comm, count, datatype, op, call.shape); err != MPI_SUCCESS) {
+    return err;
+  }
+  call.instances = static_cast<std::size_t>(count);
+  call.elements = call.instances * call.shape.per_instance;
+  call.bytes = call.elements * call.shape.elem;
+  if (call.bytes != 0 && (sendbuf == nullptr || recvbuf == nullptr)) {
+    return raise(call.comm, MPI_ERR_BUFFER, function, "null buffer");
+  }
+  call.schedule = new_schedule(*call.comm, persistent);
+  call.schedule->set_reduction(op, call.shape.basic);
+  return MPI_SUCCESS;
+}
+
+void* accumulate_in(ReductionCall& call, const void* sendbuf, void* recvbuf) {
+  Schedule& schedule = *call.schedule;
+  if (sendbuf == MPI_IN_PLACE) return schedule.inout_view(recvbuf, call.instances, call.shape.layout);
+  void* accumulator = schedule.recv_view(recvbuf, call.instances, call.shape.layout);
+  schedule.copy(schedule.send_view(sendbuf, call.instances, call.shape.layout), accumulator, call.bytes);
+  return accumulator;
+}
+
 namespace {
 
 int ibarrier(const char* function, MPI_Comm handle, bool persistent, MPI_Request* request) {
@@ -112,25 +138,14 @@ int ireduce(const char* function, const void* sendbuf, void* recvbuf, int count,
 
 int iallreduce(const char* function, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm handle, bool persistent, MPI_Request* request) {
-  if (g_state == nullptr) return not_initialized(function);
-  Comm* comm = nullptr;
-  if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
-  ReductionShape shape;
-  if (int err = reduction_shape(function, *comm, count, datatype, op, shape); err != MPI_SUCCESS) return err;
-  const auto n = static_cast<std::size_t>(count);
-  const std::size_t elements = n * shape.per_instance;
-  const std::size_t bytes = elements * shape.elem;
-  if (bytes != 0 && (sendbuf == nullptr || recvbuf == nullptr)) {
-    return raise(comm, MPI_ERR_BUFFER, function, "null buffer");
+  ReductionCall call;
+  if (int err = begin_reduction(function, handle, request, sendbuf, recvbuf, count, datatype, op, persistent, call);
+      err != MPI_SUCCESS) {
+    return err;
   }
-  auto schedule = new_schedule(*comm, persistent);
-  schedule->set_reduction(op, shape.basic);
-  const bool in_place = sendbuf == MPI_IN_PLACE;
-  void* result = in_place ? schedule->inout_view(recvbuf, n, shape.layout)
-                          : schedule->recv_view(recvbuf, n, shape.layout);
-  if (!in_place) schedule->copy(schedule->send_view(sendbuf, n, shape.layout), result, bytes);
-  schedule_allreduce(*schedule, *comm, result, elements, shape.elem, op_commutative(op));
-  return issue_schedule(function, *comm, handle, std::move(schedule), persistent, request);
+  void* result = accumulate_in(call, sendbuf, recvbuf);
+  schedule_allreduce(*call.schedule, *call.comm, result, call.elements, call.shape.elem, op_commutative(op));
+  return issue_schedule(function, *call.comm, handle, std::move(call.schedule), persistent, request);
 }
 
 }  // namespace

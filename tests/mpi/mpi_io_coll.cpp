@@ -154,6 +154,8 @@ void check_interleaved(const IoTempDir& dir, int rank, int size, MPI_Info hints)
   if (!idle) {
     CHECK(count == kTurns - 2);
     CHECK(std::equal(mine.begin(), mine.end() - 2, back.begin()));
+    // Past the end of the file the buffer stays as it was.
+    CHECK(std::all_of(back.begin() + count, back.end(), [](int value) { return value == -7; }));
   }
   // Errors every rank sees: a bad count, a read of a write-only file.
   CHECK(error_class(MPI_File_write_all(fh, mine.data(), -1, MPI_INT, &status)) == MPI_ERR_COUNT);

@@ -50,6 +50,7 @@ struct Plan {
   MPI_Offset domain = 0;  // bytes per aggregator
   MPI_Offset window = 0;
   MPI_Offset rounds = 0;
+  MPI_Offset end_of_file = 0;  // reads: bytes past it leave the user's buffer alone
   int size = 0;
   [[nodiscard]] int aggregator_rank(int index) const {
     return static_cast<int>(static_cast<long long>(index) * size / aggregators);
@@ -186,7 +187,8 @@ int exchange_round(File& file, const Plan& plan, MPI_Offset round, int rank, con
     }
     std::size_t unpacked = 0;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
-      std::memcpy(data + piece_data[i], outgoing.data() + unpacked, static_cast<std::size_t>(pieces[i].length));
+      const MPI_Offset there = std::clamp<MPI_Offset>(plan.end_of_file - pieces[i].file, 0, pieces[i].length);
+      std::memcpy(data + piece_data[i], outgoing.data() + unpacked, static_cast<std::size_t>(there));
       unpacked += static_cast<std::size_t>(pieces[i].length);
     }
   }
@@ -232,6 +234,8 @@ int collective_access(const char* function, MPI_File fh, Where where, void* buf,
   if (local_error == MPI_SUCCESS) {
     view_segments(file->view, start * etype_size, static_cast<MPI_Offset>(packed.bytes()), segments);
   }
+  MPI_Offset end_of_file = 0;
+  if (local_error == MPI_SUCCESS && !write) local_error = PMPI_File_get_size(fh, &end_of_file);
   MPI_Offset mine[3] = {segments.empty() ? -1 : segments.front().file,
                         segments.empty() ? -1 : segments.back().file + segments.back().length, local_error};
   int size = 0, rank = 0;
@@ -254,6 +258,7 @@ int collective_access(const char* function, MPI_File fh, Where where, void* buf,
     plan.high = std::max(plan.high, all[3 * r + 1]);
   }
   int error = 0;
+  plan.end_of_file = end_of_file;
   if (plan.low >= 0) {
     plan.aggregators = static_cast<int>(std::min<long long>(size, hint_number(*file, "cb_nodes", size)));
     plan.domain = (plan.high - plan.low + plan.aggregators - 1) / plan.aggregators;
@@ -268,8 +273,7 @@ int collective_access(const char* function, MPI_File fh, Where where, void* buf,
   if (PMPI_Allreduce(&error, &worst, 1, MPI_INT, MPI_MAX, file->comm) != MPI_SUCCESS) worst = EIO;
   std::size_t moved = packed.bytes();
   if (!write && worst == 0) {
-    MPI_Offset file_size = 0;
-    if (PMPI_File_get_size(fh, &file_size) == MPI_SUCCESS) moved = bytes_before_end(segments, file_size);
+    moved = bytes_before_end(segments, plan.end_of_file);
     packed.finish(moved);
   }
   if (worst != 0) moved = 0;

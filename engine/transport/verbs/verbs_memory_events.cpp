@@ -12,6 +12,7 @@
 #define TERN_MEMORY_HOOKS 1
 #endif
 
+#include <dlfcn.h>
 #include <malloc.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -42,7 +43,18 @@ std::atomic<uint64_t> head{0};
 
 }  // namespace
 
-bool hooked() noexcept { return kHooked; }
+bool hooked() noexcept {
+  if constexpr (!kHooked) {
+    return false;
+  } else {
+    // The hooks see the process's calls only if its symbol lookup finds
+    // them before libc's: in the program, or exported by the shared
+    // library they are linked into (libtern_mpi and libtern_shmem export
+    // them; a library that keeps them local sees only its own calls).
+    static const bool resolved = dlsym(RTLD_DEFAULT, "munmap") == reinterpret_cast<void*>(&::munmap);
+    return resolved;
+  }
+}
 
 void released(const void* start, std::size_t length) noexcept {
   if (length == 0) return;

@@ -15,7 +15,9 @@
 //    system call and then log the range), so every call that goes through
 //    the dynamic linker's symbol lookup reaches them: the program's, and
 //    any shared library's, since the one that defines them is searched
-//    before libc. (UCX's memory hooks patch the same calls.)
+//    before libc. libtern_mpi and libtern_shmem export them for that (their
+//    version scripts); hooked() checks at run time that the process's
+//    lookup finds them. (UCX's memory hooks patch the same calls.)
 //  - glibc's allocator makes its own calls inside libc, which no symbol
 //    lookup sees: free() of a chunk it had mmapped, and the trimming of
 //    its heaps. keep_malloc_memory_mapped() turns both off (chunks come
@@ -44,7 +46,8 @@ struct Range {
   std::size_t length = 0;
 };
 
-// Whether the calls are hooked in this build.
+// Whether the hooks see the process's calls: built in (not under a
+// sanitizer) and found first by the process's symbol lookup.
 [[nodiscard]] bool hooked() noexcept;
 
 // Logs a released range (the hooks call it; tests may too).

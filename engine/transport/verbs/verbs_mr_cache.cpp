@@ -4,10 +4,24 @@
 
 #include <algorithm>
 #include <iterator>
+#include <mutex>
+
+#include "tern/runtime/log.hpp"
 
 namespace tern::engine::transport::verbs {
 
-MrCache::MrCache(Pd& pd) noexcept : pd_(pd) { memory_events::keep_malloc_memory_mapped(); }
+MrCache::MrCache(Pd& pd) noexcept : pd_(pd) {
+  memory_events::keep_malloc_memory_mapped();
+  static std::once_flag warned;
+  if (!memory_events::hooked()) {
+    std::call_once(warned, [] {
+      TERN_LOG(Warn,
+               "verbs: this process's munmap, mremap and madvise calls are not seen (a sanitizer build, or a "
+               "library that keeps Tern's hooks to itself): a buffer unmapped and mapped again at the same "
+               "address keeps its old registration");
+    });
+  }
+}
 
 void MrCache::invalidate() {
   released_.clear();

@@ -231,7 +231,14 @@ void split_communicators() {
   MPI_Comm half = MPI_COMM_NULL;
   CHECK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half) == MPI_SUCCESS);
   bcast_reduce(half);
+  // Freed while a collective on it runs: the collective still completes.
+  int half_size = 0, one = 1, sum = 0;
+  MPI_Comm_size(half, &half_size);
+  MPI_Request request = MPI_REQUEST_NULL;
+  CHECK(MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, half, &request) == MPI_SUCCESS);
   CHECK(MPI_Comm_free(&half) == MPI_SUCCESS);
+  CHECK(MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  CHECK(sum == half_size);
 }
 
 void argument_errors() {

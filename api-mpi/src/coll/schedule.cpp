@@ -7,7 +7,8 @@
 
 namespace tern::mpi {
 
-Schedule::Schedule(Comm& comm, bool persistent) : comm_(comm) {
+Schedule::Schedule(Comm& comm, bool persistent)
+    : comm_(comm), context_(collective_context(comm)), rank_(static_cast<unsigned>(comm.rank)) {
   // The blocking sequence space is the low half of the 16 sequence bits
   // (next_tag_base); persistent schedules own the high half.
   tag_base_ = persistent ? ((0x8000u | (comm.persistent_collective_sequence++ & 0x7FFFu)) << 8)
@@ -106,15 +107,14 @@ void Schedule::run_local(const Step& step) {
 
 void Schedule::post(const Step& step, unsigned tag) {
   const engine::Callback callback{&Schedule::on_transfer_done, this, nullptr};
-  const uint16_t context = collective_context(comm_);
   pending_.fetch_add(1, std::memory_order_relaxed);
   Status s;
   if (step.kind == StepKind::Send) {
     s = g_state->worker->tag_send_nb(step.endpoint, step.source, step.amount,
-                                     make_tag(context, static_cast<unsigned>(comm_.rank), tag), callback);
+                                     make_tag(context_, rank_, tag), callback);
   } else {
     s = g_state->worker->tag_recv_nb(step.target, step.amount,
-                                     make_tag(context, static_cast<unsigned>(step.peer), tag), engine::kTagMaskAll,
+                                     make_tag(context_, static_cast<unsigned>(step.peer), tag), engine::kTagMaskAll,
                                      callback);
   }
   if (s == Status::InProgress) return;  // the callback counts it off

@@ -87,7 +87,9 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   void finish();
   static void on_transfer_done(void* user_data, Status status, const engine::TagRecvInfo& info);
 
-  Comm& comm_;
+  Comm& comm_;  // while building only: a running schedule may outlive MPI_Comm_free
+  uint16_t context_;
+  unsigned rank_;
   unsigned tag_base_;
   std::vector<std::vector<Step>> rounds_{1};
   std::vector<std::unique_ptr<std::byte[]>> scratch_;

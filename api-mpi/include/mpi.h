@@ -677,10 +677,25 @@ TERN_MPI_API(int, File_get_position, (MPI_File fh, MPI_Offset *offset))
 TERN_MPI_API(int, File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp))
 TERN_MPI_API(int, File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent))
 TERN_MPI_API(int, File_sync, (MPI_File fh))
-/* Shared file pointers are not there yet: these return MPI_ERR_UNSUPPORTED_OPERATION. */
+/* The shared file pointer lives in a small file beside the data file (".NAME.tern-shfp.*", removed at close),
+ * updated under an fcntl lock: the directory must be writable and the file system must honour the lock. */
 TERN_MPI_API(int, File_read_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
 TERN_MPI_API(int, File_write_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
                                       MPI_Status *status))
+TERN_MPI_API(int, File_iread_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype,
+                                      MPI_Request *request))
+TERN_MPI_API(int, File_iwrite_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                                       MPI_Request *request))
+/* Collective, in rank order from the shared pointer. */
+TERN_MPI_API(int, File_read_ordered, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+TERN_MPI_API(int, File_write_ordered, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype,
+                                       MPI_Status *status))
+TERN_MPI_API(int, File_read_ordered_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype))
+TERN_MPI_API(int, File_read_ordered_end, (MPI_File fh, void *buf, MPI_Status *status))
+TERN_MPI_API(int, File_write_ordered_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype))
+TERN_MPI_API(int, File_write_ordered_end, (MPI_File fh, const void *buf, MPI_Status *status))
+TERN_MPI_API(int, File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence))
+TERN_MPI_API(int, File_get_position_shared, (MPI_File fh, MPI_Offset *offset))
 TERN_MPI_API(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler))
 TERN_MPI_API(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler))
 TERN_MPI_API(int, File_call_errhandler, (MPI_File fh, int errorcode))

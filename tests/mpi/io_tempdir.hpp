@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "check.hpp"
+
 namespace tern::mpi_test {
 
 class IoTempDir {
@@ -54,6 +56,24 @@ inline int error_class(int code) {
   int error_class = -1;
   MPI_Error_class(code, &error_class);
   return error_class;
+}
+
+// A whole test program: MPI_Init, `body` with a temporary directory, the
+// verdict (check.hpp) and MPI_Finalize; returns the exit code.
+template <typename Body>
+int run_io_test(int argc, char** argv, const char* name, Body&& body) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  {
+    IoTempDir dir;
+    CHECK(dir.ok());
+    if (dir.ok()) body(dir, rank, size);
+  }
+  const int result = conclude(name);
+  MPI_Finalize();
+  return result;
 }
 
 }  // namespace tern::mpi_test

@@ -188,10 +188,6 @@ void test_independent(const IoTempDir& dir, int rank, int size) {
   CHECK(MPI_File_get_size(fh, &file_size) == MPI_SUCCESS && file_size == 4096);
   CHECK(error_class(MPI_File_set_size(fh, -1)) == MPI_ERR_ARG);
 
-  // Shared file pointers are refused by name.
-  CHECK(error_class(MPI_File_write_shared(fh, text, 1, MPI_CHAR, &status)) == MPI_ERR_UNSUPPORTED_OPERATION);
-  CHECK(error_class(MPI_File_read_shared(fh, text_back, 1, MPI_CHAR, &status)) == MPI_ERR_UNSUPPORTED_OPERATION);
-
   // Handlers: set, get, call (MPI_ERRORS_RETURN only returns).
   CHECK(MPI_File_get_errhandler(fh, &flag) == MPI_SUCCESS && flag == MPI_ERRORS_RETURN);
   CHECK(MPI_File_set_errhandler(fh, MPI_ERRORS_ARE_FATAL) == MPI_SUCCESS);
@@ -223,19 +219,8 @@ void test_independent(const IoTempDir& dir, int rank, int size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  {
-    IoTempDir dir;
-    CHECK(dir.ok());
-    if (dir.ok()) {
-      test_open_errors(dir);
-      test_independent(dir, rank, size);
-    }
-  }
-  const int result = tern::mpi_test::conclude("mpi_io");
-  MPI_Finalize();
-  return result;
+  return tern::mpi_test::run_io_test(argc, argv, "mpi_io", [](const IoTempDir& dir, int rank, int size) {
+    test_open_errors(dir);
+    test_independent(dir, rank, size);
+  });
 }

@@ -224,26 +224,15 @@ void check_split_and_nonblocking(const IoTempDir& dir, int rank, int size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  {
-    IoTempDir dir;
-    CHECK(dir.ok());
-    if (dir.ok()) {
-      MPI_Info small = MPI_INFO_NULL;
-      MPI_Info_create(&small);
-      MPI_Info_set(small, "cb_nodes", "2");
-      MPI_Info_set(small, "cb_buffer_size", "256");
-      check_block_decomposition(dir, rank, size, MPI_INFO_NULL, "default");
-      check_block_decomposition(dir, rank, size, small, "small_windows");
-      check_interleaved(dir, rank, size, small);
-      check_split_and_nonblocking(dir, rank, size);
-      MPI_Info_free(&small);
-    }
-  }
-  const int result = tern::mpi_test::conclude("mpi_io_coll");
-  MPI_Finalize();
-  return result;
+  return tern::mpi_test::run_io_test(argc, argv, "mpi_io_coll", [](const IoTempDir& dir, int rank, int size) {
+    MPI_Info small = MPI_INFO_NULL;
+    MPI_Info_create(&small);
+    MPI_Info_set(small, "cb_nodes", "2");
+    MPI_Info_set(small, "cb_buffer_size", "256");
+    check_block_decomposition(dir, rank, size, MPI_INFO_NULL, "default");
+    check_block_decomposition(dir, rank, size, small, "small_windows");
+    check_interleaved(dir, rank, size, small);
+    check_split_and_nonblocking(dir, rank, size);
+    MPI_Info_free(&small);
+  });
 }

@@ -280,22 +280,11 @@ void check_interleaved(const IoTempDir& dir, int rank, int size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  {
-    IoTempDir dir;
-    CHECK(dir.ok());
-    if (dir.ok()) {
-      std::vector<Layout> all = layouts();
-      for (const Layout& layout : all) check_layout(dir, layout, rank);
-      for (Layout& layout : all) MPI_Type_free(&layout.filetype);
-      check_etype_and_memory_type(dir, rank);
-      check_interleaved(dir, rank, size);
-    }
-  }
-  const int result = tern::mpi_test::conclude("mpi_io_view");
-  MPI_Finalize();
-  return result;
+  return tern::mpi_test::run_io_test(argc, argv, "mpi_io_view", [](const IoTempDir& dir, int rank, int size) {
+    std::vector<Layout> all = layouts();
+    for (const Layout& layout : all) check_layout(dir, layout, rank);
+    for (Layout& layout : all) MPI_Type_free(&layout.filetype);
+    check_etype_and_memory_type(dir, rank);
+    check_interleaved(dir, rank, size);
+  });
 }

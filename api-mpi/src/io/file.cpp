@@ -194,6 +194,7 @@ int PMPI_File_open(MPI_Comm comm_handle, const char* filename, int amode, MPI_In
   }
   file->amode = amode;
   file->path = filename;
+  name_shared_pointer(*file, comm->rank);
   file->hints = std::move(hints);
   file->errhandler = g_files.null_errhandler;
   file->view.filetype_map = describe_type(MPI_BYTE);
@@ -224,6 +225,7 @@ int PMPI_File_close(MPI_File* fh) {
   if (::close(file->fd) != 0 && error == MPI_SUCCESS) error = error_class_of_errno(errno);
   int rank = 0;
   PMPI_Comm_rank(file->comm, &rank);
+  remove_shared_pointer(*file, rank);
   if ((file->amode & MPI_MODE_DELETE_ON_CLOSE) != 0) {
     if (rank == 0 && ::unlink(file->path.c_str()) != 0 && error == MPI_SUCCESS) error = error_class_of_errno(errno);
     // No rank returns while the file is still there.

@@ -36,6 +36,8 @@ struct File {
   InfoEntries hints;
   FileView view;
   MPI_Offset position = 0;  // individual file pointer, in etypes of the view
+  std::string shared_path;  // the shared file pointer's file (shared.cpp)
+  int shared_fd = -1;       // open on first use
   // A split collective begun and not yet ended (split.cpp): its outcome.
   bool split_active = false;
   int split_error = MPI_SUCCESS;
@@ -111,6 +113,10 @@ int independent_access(const char* function, MPI_File fh, Where where, void* buf
                        bool write, MPI_Status* status);
 int collective_access(const char* function, MPI_File fh, Where where, void* buf, int count, MPI_Datatype datatype,
                       bool write, MPI_Status* status);
+// Collective access in rank order from the shared file pointer, which ends
+// past all of it (shared.cpp).
+int ordered_access(const char* function, MPI_File fh, Where where, void* buf, int count, MPI_Datatype datatype,
+                   bool write, MPI_Status* status);
 // The non-blocking forms: `run` does the access now and `request` is one
 // done at once (the standard lets an operation complete before its start
 // call returns).
@@ -125,6 +131,16 @@ int check_access(const char* function, File& file, const void* buf, int count, M
 // gets the bytes moved before the end of file (reads) or an error. Returns
 // 0 or an errno.
 int transfer_segments(int fd, const std::vector<FileSegment>& segments, char* data, bool write, std::size_t& done);
+// Where MPI_File_seek's (offset, whence) points, in etypes of the view, from
+// `current` (MPI_SEEK_CUR); MPI_SEEK_END is the data the file holds.
+int seek_target(const char* function, MPI_File fh, File& file, MPI_Offset offset, int whence, MPI_Offset current,
+                MPI_Offset& target);
+// --- Shared file pointer (shared.cpp): a small file beside the data file
+// holds it, updated under an fcntl lock, made on first use. Open names it
+// (collective), close removes it, set_view resets it.
+void name_shared_pointer(File& file, int rank);
+int reset_shared_pointer(File& file, int rank);
+void remove_shared_pointer(File& file, int rank);
 // A status reporting `bytes` moved.
 void file_status(MPI_Status* status, std::size_t bytes);
 

@@ -136,6 +136,37 @@ int access_now(AccessFunction run, const char* function, MPI_File fh, Where wher
   return MPI_SUCCESS;
 }
 
+int seek_target(const char* function, MPI_File fh, File& file, MPI_Offset offset, int whence, MPI_Offset current,
+                MPI_Offset& target) {
+  MPI_Offset base = 0;
+  switch (whence) {
+    case MPI_SEEK_SET: break;
+    case MPI_SEEK_CUR: base = current; break;
+    case MPI_SEEK_END: {
+      // The end in etypes of the view: the data the file's bytes hold.
+      MPI_Offset size = 0;
+      if (const int error = PMPI_File_get_size(fh, &size); error != MPI_SUCCESS) return error;
+      const DerivedType& map = *file.view.filetype_map;
+      const MPI_Offset past = std::max<MPI_Offset>(0, size - file.view.disp - map.lb);
+      const MPI_Offset tiles = past / map.extent;
+      MPI_Offset data = tiles * static_cast<MPI_Offset>(map.size);
+      const MPI_Offset tail = past - tiles * map.extent;  // bytes into the last, partial tile
+      for (const TypeBlock& block : map.blocks) {
+        if (block.offset - map.lb >= tail) break;
+        data += std::min<MPI_Offset>(static_cast<MPI_Offset>(block.length), tail - (block.offset - map.lb));
+      }
+      base = data / static_cast<MPI_Offset>(file.view.etype_size);
+      break;
+    }
+    default: return raise_file(&file, MPI_ERR_ARG, function, "invalid whence %d", whence);
+  }
+  if (base + offset < 0) {
+    return raise_file(&file, MPI_ERR_ARG, function, "offset %lld would put the pointer before the view", offset);
+  }
+  target = base + offset;
+  return MPI_SUCCESS;
+}
+
 }  // namespace tern::mpi
 
 using namespace tern::mpi;
@@ -182,33 +213,7 @@ int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
   static constexpr const char* kFunction = "MPI_File_seek";
   File* file = nullptr;
   if (const int error = find_file_checked(kFunction, fh, file); error != MPI_SUCCESS) return error;
-  MPI_Offset base = 0;
-  switch (whence) {
-    case MPI_SEEK_SET: break;
-    case MPI_SEEK_CUR: base = file->position; break;
-    case MPI_SEEK_END: {
-      // The end in etypes of the view: the data the file's bytes hold.
-      MPI_Offset size = 0;
-      if (const int error = PMPI_File_get_size(fh, &size); error != MPI_SUCCESS) return error;
-      const DerivedType& map = *file->view.filetype_map;
-      const MPI_Offset past = std::max<MPI_Offset>(0, size - file->view.disp - map.lb);
-      const MPI_Offset tiles = past / map.extent;
-      MPI_Offset data = tiles * static_cast<MPI_Offset>(map.size);
-      const MPI_Offset tail = past - tiles * map.extent;  // bytes into the last, partial tile
-      for (const TypeBlock& block : map.blocks) {
-        if (block.offset - map.lb >= tail) break;
-        data += std::min<MPI_Offset>(static_cast<MPI_Offset>(block.length), tail - (block.offset - map.lb));
-      }
-      base = data / static_cast<MPI_Offset>(file->view.etype_size);
-      break;
-    }
-    default: return raise_file(file, MPI_ERR_ARG, kFunction, "invalid whence %d", whence);
-  }
-  if (base + offset < 0) {
-    return raise_file(file, MPI_ERR_ARG, kFunction, "offset %lld would put the pointer before the view", offset);
-  }
-  file->position = base + offset;
-  return MPI_SUCCESS;
+  return seek_target(kFunction, fh, *file, offset, whence, file->position, file->position);
 }
 
 int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
@@ -218,21 +223,6 @@ int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
   if (offset == nullptr) return raise_file(file, MPI_ERR_ARG, kFunction, "null offset argument");
   *offset = file->position;
   return MPI_SUCCESS;
-}
-
-static int shared_pointer_unsupported(const char* function, MPI_File fh) {
-  File* file = nullptr;
-  if (const int error = find_file_checked(function, fh, file); error != MPI_SUCCESS) return error;
-  std::fprintf(stderr, "%s: shared file pointers are not supported by Tern yet\n", function);
-  return raise_file(file, MPI_ERR_UNSUPPORTED_OPERATION, function, "shared file pointers are not supported by Tern yet");
-}
-
-int PMPI_File_read_shared(MPI_File fh, void*, int, MPI_Datatype, MPI_Status*) {
-  return shared_pointer_unsupported("MPI_File_read_shared", fh);
-}
-
-int PMPI_File_write_shared(MPI_File fh, const void*, int, MPI_Datatype, MPI_Status*) {
-  return shared_pointer_unsupported("MPI_File_write_shared", fh);
 }
 
 #pragma weak MPI_File_read_at = PMPI_File_read_at
@@ -245,7 +235,5 @@ int PMPI_File_write_shared(MPI_File fh, const void*, int, MPI_Datatype, MPI_Stat
 #pragma weak MPI_File_iwrite = PMPI_File_iwrite
 #pragma weak MPI_File_seek = PMPI_File_seek
 #pragma weak MPI_File_get_position = PMPI_File_get_position
-#pragma weak MPI_File_read_shared = PMPI_File_read_shared
-#pragma weak MPI_File_write_shared = PMPI_File_write_shared
 
 }  // extern "C"

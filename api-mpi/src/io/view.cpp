@@ -121,8 +121,17 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
   }
   file->view = std::move(view);
   file->position = 0;
-  // Collective: no rank accesses the file through the new view before all have set it.
-  if (PMPI_Barrier(file->comm) != MPI_SUCCESS) return raise_file(file, MPI_ERR_OTHER, kFunction, "barrier failed");
+  // Collective: every rank is done with the old view before rank 0 resets
+  // the shared pointer, and none goes on before it has (the broadcast).
+  int rank = 0;
+  PMPI_Comm_rank(file->comm, &rank);
+  int error = PMPI_Barrier(file->comm) == MPI_SUCCESS ? 0 : EIO;
+  if (error == 0) error = reset_shared_pointer(*file, rank);
+  if (PMPI_Bcast(&error, 1, MPI_INT, 0, file->comm) != MPI_SUCCESS) error = EIO;
+  if (error != 0) {
+    return raise_file(file, error_class_of_errno(error), kFunction, "cannot reset the shared file pointer: %s",
+                      std::strerror(error));
+  }
   return MPI_SUCCESS;
 }
 

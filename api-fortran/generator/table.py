@@ -19,8 +19,37 @@ place. Options:
 BUFFER_SEND = "buf:choice, count:int, datatype:Datatype, dest:int, tag:int, comm:Comm"
 NONBLOCKING_SEND = BUFFER_SEND + ", request:Request_out"
 RECEIVE = "buf:choice, count:int, datatype:Datatype, source:int, tag:int, comm:Comm"
+FILE_ACCESS = "fh:File, buf:choice, count:int, datatype:Datatype"
 GATHER_LIKE = ("sendbuf:choice, sendcount:int, sendtype:Datatype, recvbuf:choice, recvcount:int, "
                "recvtype:Datatype")
+
+COLLECTIVES = [
+    ("Barrier", "comm:Comm"),
+    ("Bcast", "buffer:choice, count:int, datatype:Datatype, root:int, comm:Comm"),
+    ("Reduce", "sendbuf:choice, recvbuf:choice, count:int, datatype:Datatype, op:Op, root:int, comm:Comm"),
+    ("Allreduce", "sendbuf:choice, recvbuf:choice, count:int, datatype:Datatype, op:Op, comm:Comm"),
+    ("Reduce_scatter_block", "sendbuf:choice, recvbuf:choice, recvcount:int, datatype:Datatype, op:Op, "
+                             "comm:Comm"),
+    ("Gather", GATHER_LIKE + ", root:int, comm:Comm"),
+    ("Scatter", GATHER_LIKE + ", root:int, comm:Comm"),
+    ("Allgather", GATHER_LIKE + ", comm:Comm"),
+    ("Alltoall", GATHER_LIKE + ", comm:Comm"),
+    ("Gatherv", "sendbuf:choice, sendcount:int, sendtype:Datatype, recvbuf:choice, recvcounts:int_array, "
+                "displs:int_array, recvtype:Datatype, root:int, comm:Comm"),
+    ("Scatterv", "sendbuf:choice, sendcounts:int_array, displs:int_array, sendtype:Datatype, "
+                 "recvbuf:choice, recvcount:int, recvtype:Datatype, root:int, comm:Comm"),
+    ("Allgatherv", "sendbuf:choice, sendcount:int, sendtype:Datatype, recvbuf:choice, "
+                   "recvcounts:int_array, displs:int_array, recvtype:Datatype, comm:Comm"),
+    ("Alltoallv", "sendbuf:choice, sendcounts:int_array, sdispls:int_array, sendtype:Datatype, "
+                  "recvbuf:choice, recvcounts:int_array, rdispls:int_array, recvtype:Datatype, comm:Comm"),
+    ("Alltoallw", "sendbuf:choice, sendcounts:int_array, sdispls:int_array, sendtypes:Datatype_array, "
+                  "recvbuf:choice, recvcounts:int_array, rdispls:int_array, recvtypes:Datatype_array, "
+                  "comm:Comm"),
+    ("Reduce_scatter", "sendbuf:choice, recvbuf:choice, recvcounts:int_array, datatype:Datatype, op:Op, "
+                       "comm:Comm"),
+    ("Scan", "sendbuf:choice, recvbuf:choice, count:int, datatype:Datatype, op:Op, comm:Comm"),
+    ("Exscan", "sendbuf:choice, recvbuf:choice, count:int, datatype:Datatype, op:Op, comm:Comm"),
+]
 
 FAMILIES = {
     "env": [
@@ -135,34 +164,13 @@ FAMILIES = {
         ("Start", "request:Request_inout"),
         ("Startall", "count:int, array_of_requests:Request_array_inout"),
     ],
-    "coll": [
-        ("Barrier", "comm:Comm"),
-        ("Bcast", "buffer:choice, count:int, datatype:Datatype, root:int, comm:Comm"),
-        ("Reduce", "sendbuf:choice, recvbuf:choice, count:int, datatype:Datatype, op:Op, root:int, comm:Comm"),
-        ("Allreduce", "sendbuf:choice, recvbuf:choice, count:int, datatype:Datatype, op:Op, comm:Comm"),
-        ("Reduce_scatter_block", "sendbuf:choice, recvbuf:choice, recvcount:int, datatype:Datatype, op:Op, "
-                                 "comm:Comm"),
-        ("Gather", GATHER_LIKE + ", root:int, comm:Comm"),
-        ("Scatter", GATHER_LIKE + ", root:int, comm:Comm"),
-        ("Allgather", GATHER_LIKE + ", comm:Comm"),
-        ("Alltoall", GATHER_LIKE + ", comm:Comm"),
-        ("Gatherv", "sendbuf:choice, sendcount:int, sendtype:Datatype, recvbuf:choice, recvcounts:int_array, "
-                    "displs:int_array, recvtype:Datatype, root:int, comm:Comm"),
-        ("Scatterv", "sendbuf:choice, sendcounts:int_array, displs:int_array, sendtype:Datatype, "
-                     "recvbuf:choice, recvcount:int, recvtype:Datatype, root:int, comm:Comm"),
-        ("Allgatherv", "sendbuf:choice, sendcount:int, sendtype:Datatype, recvbuf:choice, "
-                       "recvcounts:int_array, displs:int_array, recvtype:Datatype, comm:Comm"),
-        ("Alltoallv", "sendbuf:choice, sendcounts:int_array, sdispls:int_array, sendtype:Datatype, "
-                      "recvbuf:choice, recvcounts:int_array, rdispls:int_array, recvtype:Datatype, comm:Comm"),
-        ("Alltoallw", "sendbuf:choice, sendcounts:int_array, sdispls:int_array, sendtypes:Datatype_array, "
-                      "recvbuf:choice, recvcounts:int_array, rdispls:int_array, recvtypes:Datatype_array, "
-                      "comm:Comm"),
-        ("Reduce_scatter", "sendbuf:choice, recvbuf:choice, recvcounts:int_array, datatype:Datatype, op:Op, "
-                           "comm:Comm"),
+    "coll": COLLECTIVES + [
         ("Reduce_local", "inbuf:choice, inoutbuf:choice, count:int, datatype:Datatype, op:Op"),
-        ("Scan", "sendbuf:choice, recvbuf:choice, count:int, datatype:Datatype, op:Op, comm:Comm"),
-        ("Exscan", "sendbuf:choice, recvbuf:choice, count:int, datatype:Datatype, op:Op, comm:Comm"),
     ],
+    # Every collective's non-blocking (MPI_Ibcast) and persistent (MPI_Bcast_init) form.
+    "coll_requests": [("I" + name[0].lower() + name[1:], params + ", request:Request_out")
+                      for name, params in COLLECTIVES] +
+                     [(name + "_init", params + ", info:Info, request:Request_out") for name, params in COLLECTIVES],
     "info": [
         ("Info_create", "info:Info_out"),
         ("Info_set", "info:Info, key:string_in, value:string_in"),
@@ -175,6 +183,61 @@ FAMILIES = {
         ("Info_free", "info:Info_inout"),
         ("Info_get_nkeys", "info:Info, nkeys:int_out"),
         ("Info_get_nthkey", "info:Info, n:int, key:string_out(MPI_MAX_INFO_KEY)"),
+    ],
+    "io": [
+        ("File_open", "comm:Comm, filename:string_in, amode:int, info:Info, fh:File_out"),
+        ("File_close", "fh:File_inout"),
+        ("File_delete", "filename:string_in, info:Info"),
+        ("File_set_size", "fh:File, size:offset"),
+        ("File_preallocate", "fh:File, size:offset"),
+        ("File_get_size", "fh:File, size:offset_out"),
+        ("File_get_group", "fh:File, group:Group_out"),
+        ("File_get_amode", "fh:File, amode:int_out"),
+        ("File_set_info", "fh:File, info:Info"),
+        ("File_get_info", "fh:File, info_used:Info_out"),
+        ("File_set_view", "fh:File, disp:offset, etype:Datatype, filetype:Datatype, datarep:string_in, info:Info"),
+        ("File_get_view", "fh:File, disp:offset_out, etype:Datatype_out, filetype:Datatype_out, "
+                          "datarep:string_out(MPI_MAX_DATAREP_STRING)"),
+        ("File_read_at", "fh:File, offset:offset, buf:choice, count:int, datatype:Datatype, status:status_out"),
+        ("File_write_at", "fh:File, offset:offset, buf:choice, count:int, datatype:Datatype, status:status_out"),
+        ("File_read", FILE_ACCESS + ", status:status_out"),
+        ("File_write", FILE_ACCESS + ", status:status_out"),
+        ("File_read_at_all", "fh:File, offset:offset, buf:choice, count:int, datatype:Datatype, "
+                             "status:status_out"),
+        ("File_write_at_all", "fh:File, offset:offset, buf:choice, count:int, datatype:Datatype, "
+                              "status:status_out"),
+        ("File_read_all", FILE_ACCESS + ", status:status_out"),
+        ("File_write_all", FILE_ACCESS + ", status:status_out"),
+        ("File_iread_at", "fh:File, offset:offset, buf:choice, count:int, datatype:Datatype, "
+                          "request:Request_out"),
+        ("File_iwrite_at", "fh:File, offset:offset, buf:choice, count:int, datatype:Datatype, "
+                           "request:Request_out"),
+        ("File_iread", FILE_ACCESS + ", request:Request_out"),
+        ("File_iwrite", FILE_ACCESS + ", request:Request_out"),
+        ("File_iread_all", FILE_ACCESS + ", request:Request_out"),
+        ("File_iwrite_all", FILE_ACCESS + ", request:Request_out"),
+        ("File_iread_at_all", "fh:File, offset:offset, buf:choice, count:int, datatype:Datatype, "
+                              "request:Request_out"),
+        ("File_iwrite_at_all", "fh:File, offset:offset, buf:choice, count:int, datatype:Datatype, "
+                               "request:Request_out"),
+        ("File_read_all_begin", FILE_ACCESS),
+        ("File_read_all_end", "fh:File, buf:choice, status:status_out"),
+        ("File_write_all_begin", FILE_ACCESS),
+        ("File_write_all_end", "fh:File, buf:choice, status:status_out"),
+        ("File_read_at_all_begin", "fh:File, offset:offset, buf:choice, count:int, datatype:Datatype"),
+        ("File_read_at_all_end", "fh:File, buf:choice, status:status_out"),
+        ("File_write_at_all_begin", "fh:File, offset:offset, buf:choice, count:int, datatype:Datatype"),
+        ("File_write_at_all_end", "fh:File, buf:choice, status:status_out"),
+        ("File_seek", "fh:File, offset:offset, whence:int"),
+        ("File_get_position", "fh:File, offset:offset_out"),
+        ("File_get_byte_offset", "fh:File, offset:offset, disp:offset_out"),
+        ("File_get_type_extent", "fh:File, datatype:Datatype, extent:aint_out"),
+        ("File_sync", "fh:File"),
+        ("File_read_shared", FILE_ACCESS + ", status:status_out"),
+        ("File_write_shared", FILE_ACCESS + ", status:status_out"),
+        ("File_set_errhandler", "file:File, errhandler:Errhandler"),
+        ("File_get_errhandler", "file:File, errhandler:Errhandler_out"),
+        ("File_call_errhandler", "fh:File, errorcode:int"),
     ],
     "topology": [
         ("Dims_create", "nnodes:int, ndims:int, dims:int_array_inout"),
@@ -208,6 +271,8 @@ FAMILIES = {
                                        "oldtype:Datatype, newtype:Datatype_out"),
         ("Type_create_struct", "count:int, array_of_blocklengths:int_array, array_of_displacements:aint_array, "
                                "array_of_types:Datatype_array, newtype:Datatype_out"),
+        ("Type_create_subarray", "ndims:int, array_of_sizes:int_array, array_of_subsizes:int_array, "
+                                 "array_of_starts:int_array, order:int, oldtype:Datatype, newtype:Datatype_out"),
         ("Type_create_resized", "oldtype:Datatype, lb:aint, extent:aint, newtype:Datatype_out"),
         ("Type_dup", "oldtype:Datatype, newtype:Datatype_out"),
         ("Type_commit", "datatype:Datatype_inout"),
@@ -229,4 +294,4 @@ FAMILIES = {
 
 # C functions with no Fortran form: the handle conversions are C's own.
 C_ONLY = ["Comm_c2f", "Comm_f2c", "Type_c2f", "Type_f2c", "Op_c2f", "Op_f2c", "Request_c2f", "Request_f2c",
-          "Group_c2f", "Group_f2c", "Message_c2f", "Message_f2c", "Info_c2f", "Info_f2c"]
+          "Group_c2f", "Group_f2c", "Message_c2f", "Message_f2c", "Info_c2f", "Info_f2c", "File_c2f", "File_f2c"]

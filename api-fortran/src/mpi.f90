@@ -7,8 +7,10 @@ module mpi
   use tern_mpi_p2p
   use tern_mpi_request
   use tern_mpi_coll
+  use tern_mpi_coll_requests
   use tern_mpi_datatype
   use tern_mpi_info
+  use tern_mpi_io
   use tern_mpi_topology
   implicit none
   public

@@ -9,8 +9,10 @@ module mpi_f08
   use tern_mpi_f08_p2p
   use tern_mpi_f08_request
   use tern_mpi_f08_coll
+  use tern_mpi_f08_coll_requests
   use tern_mpi_f08_datatype
   use tern_mpi_f08_info
+  use tern_mpi_f08_io
   use tern_mpi_f08_topology
   implicit none
   public

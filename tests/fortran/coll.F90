@@ -1,6 +1,6 @@
 ! Collectives from Fortran: bcast, reduce, allreduce (MPI_IN_PLACE, a user
 ! op, MPI_LOGICAL), gather/scatter and their v forms, allgather, alltoall,
-! reduce_scatter_block, barrier.
+! reduce_scatter_block, barrier, non-blocking and persistent collectives.
 #include "forms.h"
 module coll_user_op
   USE_MPI
@@ -41,6 +41,8 @@ program fortran_coll
   double precision :: partial, total
   logical :: every, mine_flag
   OP_T :: weighted
+  REQUEST_T :: requests(2)
+  integer, asynchronous :: contribution, summed, broadcast(4)
   double precision :: start, finish, tick
 
   call MPI_Init(ierror)
@@ -125,6 +127,30 @@ program fortran_coll
 
   call MPI_Barrier(MPI_COMM_WORLD, ierror)
   call check(ierror == MPI_SUCCESS, 'MPI_Barrier')
+
+  ! Non-blocking collectives, ended by MPI_Wait and MPI_Waitall.
+  broadcast = 0
+  if (rank == 0) broadcast = [9, 8, 7, 6]
+  call MPI_Ibcast(broadcast, 4, MPI_INTEGER, 0, MPI_COMM_WORLD, requests(1), ierror)
+  call MPI_Iallreduce(rank, summed, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, requests(2), ierror)
+  call MPI_Waitall(2, requests, MPI_STATUSES_IGNORE, ierror)
+  call check(all(broadcast == [9, 8, 7, 6]), 'MPI_Ibcast')
+  call check(summed == ranks * (ranks - 1) / 2, 'MPI_Iallreduce')
+  call MPI_Ibarrier(MPI_COMM_WORLD, requests(1), ierror)
+  call MPI_Wait(requests(1), MPI_STATUS_IGNORE, ierror)
+  call check(requests(1) == MPI_REQUEST_NULL, 'MPI_Ibarrier')
+
+  ! A persistent allreduce, started twice.
+  call MPI_Allreduce_init(contribution, summed, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, MPI_INFO_NULL, requests(1), &
+                          ierror)
+  do i = 1, 2
+    contribution = 10 * i + rank
+    call MPI_Start(requests(1), ierror)
+    call MPI_Wait(requests(1), MPI_STATUS_IGNORE, ierror)
+    call MPI_F_sync_reg(summed)
+    call check(summed == 10 * i + ranks - 1, 'MPI_Allreduce_init')
+  end do
+  call MPI_Request_free(requests(1), ierror)
   finish = MPI_Wtime()
   call check(finish >= start, 'MPI_Wtime')
   tick = MPI_Wtick()

@@ -10,6 +10,7 @@
 #define GROUP_T type(MPI_Group)
 #define MESSAGE_T type(MPI_Message)
 #define INFO_T type(MPI_Info)
+#define FILE_T type(MPI_File)
 #define OP_T type(MPI_Op)
 #define STATUS_T type(MPI_Status)
 #define STATUS_ARRAY_T(n) type(MPI_Status), dimension(n)
@@ -31,6 +32,7 @@
 #define GROUP_T integer
 #define MESSAGE_T integer
 #define INFO_T integer
+#define FILE_T integer
 #define OP_T integer
 #define STATUS_T integer, dimension(MPI_STATUS_SIZE)
 #define STATUS_ARRAY_T(n) integer, dimension(MPI_STATUS_SIZE, n)

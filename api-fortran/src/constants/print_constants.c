@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A Fortran status holds a C status's bytes; its first three integers are
  * MPI_SOURCE, MPI_TAG and MPI_ERROR. */
@@ -21,11 +22,12 @@ _Static_assert(sizeof(MPI_Fint) == 4 && sizeof(float) == 4 && sizeof(double) == 
 struct constant {
   const char *name;
   long long value;
-  const char *handle_type; /* NULL for a plain integer */
+  const char *handle_type; /* NULL for a plain integer, "Offset" for an INTEGER(KIND=MPI_OFFSET_KIND) */
 };
 
 #define PLAIN(c) {#c, (long long)(c), NULL}
 #define HANDLE(type, c) {#c, (long long)(c), #type}
+#define OFFSET(c) {#c, (long long)(c), "Offset"}
 /* Fortran's own datatypes are the C types of the same representation. */
 #define FORTRAN_TYPE(name, c) {name, (long long)(c), "Datatype"}
 
@@ -78,9 +80,22 @@ static const struct constant constants[] = {
     PLAIN(MPI_ERR_TRUNCATE), PLAIN(MPI_ERR_OTHER), PLAIN(MPI_ERR_INTERN), PLAIN(MPI_ERR_IN_STATUS),
     PLAIN(MPI_ERR_PENDING), PLAIN(MPI_ERR_NO_MEM), PLAIN(MPI_ERR_KEYVAL), PLAIN(MPI_ERR_UNSUPPORTED_OPERATION),
     PLAIN(MPI_ERR_ERRHANDLER), PLAIN(MPI_ERR_INFO), PLAIN(MPI_ERR_INFO_KEY), PLAIN(MPI_ERR_INFO_VALUE),
-    PLAIN(MPI_ERR_INFO_NOKEY), PLAIN(MPI_ERR_LASTCODE),
+    PLAIN(MPI_ERR_INFO_NOKEY), PLAIN(MPI_ERR_FILE), PLAIN(MPI_ERR_NOT_SAME), PLAIN(MPI_ERR_AMODE),
+    PLAIN(MPI_ERR_UNSUPPORTED_DATAREP), PLAIN(MPI_ERR_NO_SUCH_FILE), PLAIN(MPI_ERR_FILE_EXISTS),
+    PLAIN(MPI_ERR_BAD_FILE), PLAIN(MPI_ERR_ACCESS), PLAIN(MPI_ERR_NO_SPACE), PLAIN(MPI_ERR_QUOTA),
+    PLAIN(MPI_ERR_READ_ONLY), PLAIN(MPI_ERR_FILE_IN_USE), PLAIN(MPI_ERR_DUP_DATAREP), PLAIN(MPI_ERR_CONVERSION),
+    PLAIN(MPI_ERR_IO), PLAIN(MPI_ERR_LASTCODE),
+    HANDLE(File, MPI_FILE_NULL), PLAIN(MPI_ORDER_C), PLAIN(MPI_ORDER_FORTRAN), PLAIN(MPI_MODE_CREATE),
+    PLAIN(MPI_MODE_RDONLY), PLAIN(MPI_MODE_WRONLY), PLAIN(MPI_MODE_RDWR), PLAIN(MPI_MODE_DELETE_ON_CLOSE),
+    PLAIN(MPI_MODE_UNIQUE_OPEN), PLAIN(MPI_MODE_EXCL), PLAIN(MPI_MODE_APPEND), PLAIN(MPI_MODE_SEQUENTIAL),
+    PLAIN(MPI_SEEK_SET), PLAIN(MPI_SEEK_CUR), PLAIN(MPI_SEEK_END), PLAIN(MPI_MAX_DATAREP_STRING),
+    OFFSET(MPI_DISPLACEMENT_CURRENT),
 };
 enum { kConstants = sizeof(constants) / sizeof(constants[0]) };
+
+static int is_offset(const struct constant *c) {
+  return c->handle_type != NULL && strcmp(c->handle_type, "Offset") == 0;
+}
 
 static FILE *open_output(const char *path) {
   FILE *file = fopen(path, "w");
@@ -104,7 +119,8 @@ static const char kGenerated[] = "Generated from mpi.h by api-fortran/src/consta
 static void write_mpif_h(FILE *out) {
   fprintf(out, "! mpif.h: Tern's MPI for Fortran programs (include 'mpif.h').\n! %s\n", kGenerated);
   for (int i = 0; i < kConstants; ++i) {
-    fprintf(out, "      INTEGER %s\n      PARAMETER (%s=%lld)\n", constants[i].name, constants[i].name,
+    const char *type = is_offset(&constants[i]) ? "INTEGER(KIND=MPI_OFFSET_KIND)" : "INTEGER";
+    fprintf(out, "      %s %s\n      PARAMETER (%s=%lld)\n", type, constants[i].name, constants[i].name,
             constants[i].value);
   }
   fputs("      LOGICAL MPI_SUBARRAYS_SUPPORTED\n"
@@ -138,7 +154,9 @@ static void write_module(FILE *out, int typed_handles) {
   fputs("  implicit none\n  public\n", out);
   for (int i = 0; i < kConstants; ++i) {
     const struct constant *c = &constants[i];
-    if (typed_handles && c->handle_type != NULL) {
+    if (is_offset(c)) {
+      fprintf(out, "  integer(kind=MPI_OFFSET_KIND), parameter :: %s = %lld\n", c->name, c->value);
+    } else if (typed_handles && c->handle_type != NULL) {
       fprintf(out, "  type(MPI_%s), parameter :: %s = MPI_%s(%lld)\n", c->handle_type, c->name, c->handle_type,
               c->value);
     } else {

@@ -118,13 +118,6 @@ void pmpi_reduce_scatter_(void* sendbuf, void* recvbuf, const MPI_Fint* recvcoun
 }
 TERN_FORTRAN_WEAK_ALIAS(reduce_scatter)
 
-void pmpi_reduce_local_(void* inbuf, void* inoutbuf, const MPI_Fint* count, const MPI_Fint* datatype,
-                        const MPI_Fint* op, MPI_Fint* ierror) {
-  const int rc = PMPI_Reduce_local(tern::fortran::buffer(inbuf), tern::fortran::buffer(inoutbuf), *count, *datatype, *op);
-  tern::fortran::set_error(ierror, rc);
-}
-TERN_FORTRAN_WEAK_ALIAS(reduce_local)
-
 void pmpi_scan_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* op,
                 const MPI_Fint* comm, MPI_Fint* ierror) {
   const int rc = PMPI_Scan(tern::fortran::buffer(sendbuf), tern::fortran::buffer(recvbuf), *count, *datatype, *op, *comm);
@@ -138,5 +131,12 @@ void pmpi_exscan_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(exscan)
+
+void pmpi_reduce_local_(void* inbuf, void* inoutbuf, const MPI_Fint* count, const MPI_Fint* datatype,
+                        const MPI_Fint* op, MPI_Fint* ierror) {
+  const int rc = PMPI_Reduce_local(tern::fortran::buffer(inbuf), tern::fortran::buffer(inoutbuf), *count, *datatype, *op);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(reduce_local)
 
 }  // extern "C"

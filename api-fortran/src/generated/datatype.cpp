@@ -73,6 +73,14 @@ void pmpi_type_create_struct_(const MPI_Fint* count, const MPI_Fint* array_of_bl
 }
 TERN_FORTRAN_WEAK_ALIAS(type_create_struct)
 
+void pmpi_type_create_subarray_(const MPI_Fint* ndims, const MPI_Fint* array_of_sizes,
+                                const MPI_Fint* array_of_subsizes, const MPI_Fint* array_of_starts,
+                                const MPI_Fint* order, const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const int rc = PMPI_Type_create_subarray(*ndims, array_of_sizes, array_of_subsizes, array_of_starts, *order, *oldtype, newtype);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(type_create_subarray)
+
 void pmpi_type_create_resized_(const MPI_Fint* oldtype, const MPI_Aint* lb, const MPI_Aint* extent,
                                MPI_Fint* newtype, MPI_Fint* ierror) {
   const int rc = PMPI_Type_create_resized(*oldtype, *lb, *extent, newtype);

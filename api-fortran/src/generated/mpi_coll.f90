@@ -6,8 +6,8 @@ module tern_mpi_coll
   private
   public :: MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter_block, &
       & MPI_Gather, MPI_Scatter, MPI_Allgather, MPI_Alltoall, MPI_Gatherv, MPI_Scatterv, &
-      & MPI_Allgatherv, MPI_Alltoallv, MPI_Alltoallw, MPI_Reduce_scatter, MPI_Reduce_local, &
-      & MPI_Scan, MPI_Exscan
+      & MPI_Allgatherv, MPI_Alltoallv, MPI_Alltoallw, MPI_Reduce_scatter, MPI_Scan, MPI_Exscan, &
+      & MPI_Reduce_local
 
   interface
     subroutine MPI_Barrier(comm, ierror)
@@ -241,19 +241,6 @@ module tern_mpi_coll
       integer, intent(out) :: ierror
     end subroutine MPI_Reduce_scatter
 
-    subroutine MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*), asynchronous, target :: inbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
-      type(*), dimension(*), asynchronous, target :: inoutbuf
-      integer, intent(in) :: count
-      integer, intent(in) :: datatype
-      integer, intent(in) :: op
-      integer, intent(out) :: ierror
-    end subroutine MPI_Reduce_local
-
     subroutine MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
@@ -281,5 +268,18 @@ module tern_mpi_coll
       integer, intent(in) :: comm
       integer, intent(out) :: ierror
     end subroutine MPI_Exscan
+
+    subroutine MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*), asynchronous, target :: inbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inoutbuf
+      type(*), dimension(*), asynchronous, target :: inoutbuf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(in) :: op
+      integer, intent(out) :: ierror
+    end subroutine MPI_Reduce_local
   end interface
 end module tern_mpi_coll

@@ -227,6 +227,26 @@ void background(bool async) {
   }
 }
 
+// A blocking call progresses the schedules that wait on this rank: rank 2
+// of 4 forwards the broadcast to rank 3 while it sits in MPI_Barrier, which
+// rank 3 enters only once its broadcast is done (without that progress the
+// job would hang). Large enough to go by rendezvous.
+void blocking_calls_progress() {
+  if (size != 4) return;
+  const int count = 100000;
+  std::vector<int> data(count, rank == 0 ? 5 : 0);
+  MPI_Request request = MPI_REQUEST_NULL;
+  CHECK(MPI_Ibcast(data.data(), count, MPI_INT, 0, MPI_COMM_WORLD, &request) == MPI_SUCCESS);
+  if (rank == 2) {
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+    CHECK(MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  } else {
+    CHECK(MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+  }
+  CHECK(std::all_of(data.begin(), data.end(), [](int v) { return v == 5; }));
+}
+
 void split_communicators() {
   MPI_Comm half = MPI_COMM_NULL;
   CHECK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half) == MPI_SUCCESS);
@@ -264,6 +284,7 @@ int main(int argc, char** argv) {
   derived();
   outstanding_and_interleaved();
   test_driven();
+  blocking_calls_progress();
   split_communicators();
   argument_errors();
   if (argc > 1) background(std::strcmp(argv[1], "async") == 0);

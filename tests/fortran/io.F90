@@ -61,6 +61,22 @@ program fortran_io
   call check(i == 1000 * rank + 5, 'MPI_File_seek and MPI_File_read')
   call MPI_Type_free(block, ierror)
 
+  ! The shared file pointer: ordered writes land in rank order.
+  call MPI_File_set_view(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, 'native', MPI_INFO_NULL, ierror)
+  call MPI_File_seek_shared(fh, int(10 * ranks, MPI_OFFSET_KIND), MPI_SEEK_SET, ierror)
+  call MPI_File_write_ordered(fh, [rank, -rank], 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierror)
+  call check(ierror == MPI_SUCCESS, 'MPI_File_write_ordered')
+  call MPI_File_get_position_shared(fh, position, ierror)
+  call check(position == 12 * ranks, 'MPI_File_get_position_shared')
+  ! Sync, barrier, sync: the others' writes are then visible here.
+  call MPI_File_sync(fh, ierror)
+  call MPI_Barrier(MPI_COMM_WORLD, ierror)
+  call MPI_File_sync(fh, ierror)
+  theirs = -1
+  call MPI_File_read_at(fh, int(10 * ranks + 2 * right, MPI_OFFSET_KIND), theirs, 2, MPI_INTEGER, &
+                        MPI_STATUS_IGNORE, ierror)
+  call check(theirs(1) == right .and. theirs(2) == -right, 'ordered writes in rank order')
+
   call MPI_File_close(fh, ierror)
   call check(fh == MPI_FILE_NULL, 'MPI_File_close')
   call MPI_Barrier(MPI_COMM_WORLD, ierror)

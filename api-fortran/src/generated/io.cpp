@@ -324,6 +324,80 @@ void pmpi_file_write_shared_(const MPI_Fint* fh, void* buf, const MPI_Fint* coun
 }
 TERN_FORTRAN_WEAK_ALIAS(file_write_shared)
 
+void pmpi_file_iread_shared_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
+                             MPI_Fint* request, MPI_Fint* ierror) {
+  const int rc = PMPI_File_iread_shared(*fh, tern::fortran::buffer(buf), *count, *datatype, request);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(file_iread_shared)
+
+void pmpi_file_iwrite_shared_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
+                              MPI_Fint* request, MPI_Fint* ierror) {
+  const int rc = PMPI_File_iwrite_shared(*fh, tern::fortran::buffer(buf), *count, *datatype, request);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(file_iwrite_shared)
+
+void pmpi_file_read_ordered_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
+                             MPI_Fint* status, MPI_Fint* ierror) {
+  tern::fortran::StatusOut status_c(status);
+  const int rc = PMPI_File_read_ordered(*fh, tern::fortran::buffer(buf), *count, *datatype, status_c.get());
+  status_c.store();
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(file_read_ordered)
+
+void pmpi_file_write_ordered_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
+                              MPI_Fint* status, MPI_Fint* ierror) {
+  tern::fortran::StatusOut status_c(status);
+  const int rc = PMPI_File_write_ordered(*fh, tern::fortran::buffer(buf), *count, *datatype, status_c.get());
+  status_c.store();
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(file_write_ordered)
+
+void pmpi_file_read_ordered_begin_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
+                                   MPI_Fint* ierror) {
+  const int rc = PMPI_File_read_ordered_begin(*fh, tern::fortran::buffer(buf), *count, *datatype);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(file_read_ordered_begin)
+
+void pmpi_file_read_ordered_end_(const MPI_Fint* fh, void* buf, MPI_Fint* status, MPI_Fint* ierror) {
+  tern::fortran::StatusOut status_c(status);
+  const int rc = PMPI_File_read_ordered_end(*fh, tern::fortran::buffer(buf), status_c.get());
+  status_c.store();
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(file_read_ordered_end)
+
+void pmpi_file_write_ordered_begin_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
+                                    MPI_Fint* ierror) {
+  const int rc = PMPI_File_write_ordered_begin(*fh, tern::fortran::buffer(buf), *count, *datatype);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(file_write_ordered_begin)
+
+void pmpi_file_write_ordered_end_(const MPI_Fint* fh, void* buf, MPI_Fint* status, MPI_Fint* ierror) {
+  tern::fortran::StatusOut status_c(status);
+  const int rc = PMPI_File_write_ordered_end(*fh, tern::fortran::buffer(buf), status_c.get());
+  status_c.store();
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(file_write_ordered_end)
+
+void pmpi_file_seek_shared_(const MPI_Fint* fh, const MPI_Offset* offset, const MPI_Fint* whence, MPI_Fint* ierror) {
+  const int rc = PMPI_File_seek_shared(*fh, *offset, *whence);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(file_seek_shared)
+
+void pmpi_file_get_position_shared_(const MPI_Fint* fh, MPI_Offset* offset, MPI_Fint* ierror) {
+  const int rc = PMPI_File_get_position_shared(*fh, offset);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(file_get_position_shared)
+
 void pmpi_file_set_errhandler_(const MPI_Fint* file, const MPI_Fint* errhandler, MPI_Fint* ierror) {
   const int rc = PMPI_File_set_errhandler(*file, *errhandler);
   tern::fortran::set_error(ierror, rc);

@@ -17,8 +17,11 @@ module tern_mpi_f08_io
       & MPI_File_write_all_end, MPI_File_read_at_all_begin, MPI_File_read_at_all_end, &
       & MPI_File_write_at_all_begin, MPI_File_write_at_all_end, MPI_File_seek, &
       & MPI_File_get_position, MPI_File_get_byte_offset, MPI_File_get_type_extent, &
-      & MPI_File_sync, MPI_File_read_shared, MPI_File_write_shared, MPI_File_set_errhandler, &
-      & MPI_File_get_errhandler, MPI_File_call_errhandler
+      & MPI_File_sync, MPI_File_read_shared, MPI_File_write_shared, MPI_File_iread_shared, &
+      & MPI_File_iwrite_shared, MPI_File_read_ordered, MPI_File_write_ordered, &
+      & MPI_File_read_ordered_begin, MPI_File_read_ordered_end, MPI_File_write_ordered_begin, &
+      & MPI_File_write_ordered_end, MPI_File_seek_shared, MPI_File_get_position_shared, &
+      & MPI_File_set_errhandler, MPI_File_get_errhandler, MPI_File_call_errhandler
 
   interface
     subroutine MPI_File_open(comm, filename, amode, info, fh, ierror)
@@ -477,6 +480,113 @@ module tern_mpi_f08_io
       type(MPI_Status), intent(out) :: status
       integer, optional, intent(out) :: ierror
     end subroutine MPI_File_write_shared
+
+    subroutine MPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iread_shared
+
+    subroutine MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iwrite_shared
+
+    subroutine MPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_ordered
+
+    subroutine MPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_ordered
+
+    subroutine MPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_ordered_begin
+
+    subroutine MPI_File_read_ordered_end(fh, buf, status, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_ordered_end
+
+    subroutine MPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_ordered_begin
+
+    subroutine MPI_File_write_ordered_end(fh, buf, status, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_ordered_end
+
+    subroutine MPI_File_seek_shared(fh, offset, whence, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_seek_shared
+
+    subroutine MPI_File_get_position_shared(fh, offset, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(out) :: offset
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_get_position_shared
 
     subroutine MPI_File_set_errhandler(file, errhandler, ierror)
       import

@@ -15,8 +15,11 @@ module tern_mpi_io
       & MPI_File_write_all_end, MPI_File_read_at_all_begin, MPI_File_read_at_all_end, &
       & MPI_File_write_at_all_begin, MPI_File_write_at_all_end, MPI_File_seek, &
       & MPI_File_get_position, MPI_File_get_byte_offset, MPI_File_get_type_extent, &
-      & MPI_File_sync, MPI_File_read_shared, MPI_File_write_shared, MPI_File_set_errhandler, &
-      & MPI_File_get_errhandler, MPI_File_call_errhandler
+      & MPI_File_sync, MPI_File_read_shared, MPI_File_write_shared, MPI_File_iread_shared, &
+      & MPI_File_iwrite_shared, MPI_File_read_ordered, MPI_File_write_ordered, &
+      & MPI_File_read_ordered_begin, MPI_File_read_ordered_end, MPI_File_write_ordered_begin, &
+      & MPI_File_write_ordered_end, MPI_File_seek_shared, MPI_File_get_position_shared, &
+      & MPI_File_set_errhandler, MPI_File_get_errhandler, MPI_File_call_errhandler
 
   interface
     subroutine MPI_File_open(comm, filename, amode, info, fh, ierror)
@@ -475,6 +478,113 @@ module tern_mpi_io
       integer, intent(out) :: status(MPI_STATUS_SIZE)
       integer, intent(out) :: ierror
     end subroutine MPI_File_write_shared
+
+    subroutine MPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine MPI_File_iread_shared
+
+    subroutine MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine MPI_File_iwrite_shared
+
+    subroutine MPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(out) :: status(MPI_STATUS_SIZE)
+      integer, intent(out) :: ierror
+    end subroutine MPI_File_read_ordered
+
+    subroutine MPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(out) :: status(MPI_STATUS_SIZE)
+      integer, intent(out) :: ierror
+    end subroutine MPI_File_write_ordered
+
+    subroutine MPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(out) :: ierror
+    end subroutine MPI_File_read_ordered_begin
+
+    subroutine MPI_File_read_ordered_end(fh, buf, status, ierror)
+      import
+      implicit none
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(out) :: status(MPI_STATUS_SIZE)
+      integer, intent(out) :: ierror
+    end subroutine MPI_File_read_ordered_end
+
+    subroutine MPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      integer, intent(in) :: datatype
+      integer, intent(out) :: ierror
+    end subroutine MPI_File_write_ordered_begin
+
+    subroutine MPI_File_write_ordered_end(fh, buf, status, ierror)
+      import
+      implicit none
+      integer, intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(out) :: status(MPI_STATUS_SIZE)
+      integer, intent(out) :: ierror
+    end subroutine MPI_File_write_ordered_end
+
+    subroutine MPI_File_seek_shared(fh, offset, whence, ierror)
+      import
+      implicit none
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      integer, intent(in) :: whence
+      integer, intent(out) :: ierror
+    end subroutine MPI_File_seek_shared
+
+    subroutine MPI_File_get_position_shared(fh, offset, ierror)
+      import
+      implicit none
+      integer, intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(out) :: offset
+      integer, intent(out) :: ierror
+    end subroutine MPI_File_get_position_shared
 
     subroutine MPI_File_set_errhandler(file, errhandler, ierror)
       import

@@ -677,6 +677,9 @@ TERN_MPI_API(int, File_get_position, (MPI_File fh, MPI_Offset *offset))
 TERN_MPI_API(int, File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp))
 TERN_MPI_API(int, File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent))
 TERN_MPI_API(int, File_sync, (MPI_File fh))
+/* Atomic mode: each access holds an fcntl lock on the byte range it spans while it runs. */
+TERN_MPI_API(int, File_set_atomicity, (MPI_File fh, int flag))
+TERN_MPI_API(int, File_get_atomicity, (MPI_File fh, int *flag))
 /* The shared file pointer lives in a small file beside the data file (".NAME.tern-shfp.*", removed at close),
  * updated under an fcntl lock: the directory must be writable and the file system must honour the lock. */
 TERN_MPI_API(int, File_read_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))

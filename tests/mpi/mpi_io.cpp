@@ -1,11 +1,12 @@
 // MPI-IO with the default view: open/close/delete, sizes, independent reads
 // and writes at offsets and through the file pointer, seek, sync, the
-// non-blocking forms, hints, error handlers, and the error classes the
-// standard lists for bad modes, missing files and wrong access.
+// non-blocking forms, hints, error handlers, atomic mode, and the error
+// classes the standard lists for bad modes, missing files and wrong access.
 #include <dirent.h>
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -216,11 +217,42 @@ void test_independent(const IoTempDir& dir, int rank, int size) {
   CHECK(access(path.c_str(), F_OK) != 0);
 }
 
+// Atomic mode: every rank writes the same scattered bytes again and again;
+// each access holds its span while it writes, so what stays is one rank's
+// write whole, never a mix.
+void test_atomicity(const IoTempDir& dir, int rank) {
+  constexpr int kPieces = 512, kPiece = 16, kRounds = 50;
+  const std::string path = dir.file("atomic");
+  MPI_File fh = MPI_FILE_NULL;
+  CHECK(MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &fh) ==
+        MPI_SUCCESS);
+  int flag = -1;
+  CHECK(MPI_File_get_atomicity(fh, &flag) == MPI_SUCCESS && flag == 0);
+  CHECK(MPI_File_set_atomicity(fh, 1) == MPI_SUCCESS);
+  CHECK(MPI_File_get_atomicity(fh, &flag) == MPI_SUCCESS && flag == 1);
+  MPI_Datatype filetype = MPI_DATATYPE_NULL;
+  MPI_Type_vector(kPieces, kPiece, 2 * kPiece, MPI_BYTE, &filetype);
+  MPI_Type_commit(&filetype);
+  CHECK(MPI_File_set_view(fh, 0, MPI_BYTE, filetype, "native", MPI_INFO_NULL) == MPI_SUCCESS);
+  std::vector<unsigned char> data(kPieces * kPiece);
+  for (int round = 0; round < kRounds; ++round) {
+    std::fill(data.begin(), data.end(), static_cast<unsigned char>(1 + rank + 10 * round));
+    CHECK(MPI_File_write_at(fh, 0, data.data(), kPieces * kPiece, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  }
+  CHECK(MPI_File_sync(fh) == MPI_SUCCESS);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(MPI_File_read_at(fh, 0, data.data(), kPieces * kPiece, MPI_BYTE, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  CHECK(std::all_of(data.begin(), data.end(), [&data](unsigned char b) { return b == data[0]; }));
+  CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
+  MPI_Type_free(&filetype);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return tern::mpi_test::run_io_test(argc, argv, "mpi_io", [](const IoTempDir& dir, int rank, int size) {
     test_open_errors(dir);
     test_independent(dir, rank, size);
+    test_atomicity(dir, rank);
   });
 }

@@ -163,7 +163,7 @@ int exchange_round(File& file, const Plan& plan, MPI_Offset round, int rank, con
       }
     }
     std::size_t done = 0;
-    error = transfer_segments(file.fd, merged, staging.data(), true, done);
+    error = transfer_segments(file, merged, staging.data(), true, done);
   } else {
     // One read over the span the pieces touch; past the end of the file reads zeros.
     MPI_Offset low = last, high = first;
@@ -174,7 +174,7 @@ int exchange_round(File& file, const Plan& plan, MPI_Offset round, int rank, con
     if (low < high) {
       std::size_t done = 0;
       const std::vector<FileSegment> span{FileSegment{low, low - first, high - low}};
-      error = transfer_segments(file.fd, span, staging.data(), false, done);
+      error = transfer_segments(file, span, staging.data(), false, done);
     }
     std::size_t packed = 0;
     for (const WirePiece& piece : received) {

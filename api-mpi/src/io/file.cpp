@@ -319,6 +319,25 @@ int PMPI_File_sync(MPI_File fh) {
   return MPI_SUCCESS;
 }
 
+int PMPI_File_set_atomicity(MPI_File fh, int flag) {
+  static constexpr const char* kFunction = "MPI_File_set_atomicity";
+  File* file = nullptr;
+  if (const int error = find_file_checked(kFunction, fh, file); error != MPI_SUCCESS) return error;
+  if (!same_everywhere(file->comm, flag != 0)) {
+    return raise_file(file, MPI_ERR_NOT_SAME, kFunction, "flag %d differs between the ranks", flag);
+  }
+  file->atomic = flag != 0;
+  return MPI_SUCCESS;
+}
+
+int PMPI_File_get_atomicity(MPI_File fh, int* flag) {
+  File* file = nullptr;
+  if (const int error = find_file_checked("MPI_File_get_atomicity", fh, file); error != MPI_SUCCESS) return error;
+  if (flag == nullptr) return raise_file(file, MPI_ERR_ARG, "MPI_File_get_atomicity", "null flag argument");
+  *flag = file->atomic ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
 int PMPI_File_get_amode(MPI_File fh, int* amode) {
   File* file = nullptr;
   if (const int error = find_file_checked("MPI_File_get_amode", fh, file); error != MPI_SUCCESS) return error;
@@ -414,6 +433,8 @@ MPI_File PMPI_File_f2c(MPI_Fint fh) { return fh; }
 #pragma weak MPI_File_preallocate = PMPI_File_preallocate
 #pragma weak MPI_File_get_size = PMPI_File_get_size
 #pragma weak MPI_File_sync = PMPI_File_sync
+#pragma weak MPI_File_set_atomicity = PMPI_File_set_atomicity
+#pragma weak MPI_File_get_atomicity = PMPI_File_get_atomicity
 #pragma weak MPI_File_get_amode = PMPI_File_get_amode
 #pragma weak MPI_File_get_group = PMPI_File_get_group
 #pragma weak MPI_File_set_info = PMPI_File_set_info

@@ -36,6 +36,7 @@ struct File {
   InfoEntries hints;
   FileView view;
   MPI_Offset position = 0;  // individual file pointer, in etypes of the view
+  bool atomic = false;      // MPI_File_set_atomicity: each access locks its span
   std::string shared_path;  // the shared file pointer's file (shared.cpp)
   int shared_fd = -1;       // open on first use
   // A split collective begun and not yet ended (split.cpp): its outcome.
@@ -127,10 +128,15 @@ int access_now(AccessFunction run, const char* function, MPI_File fh, Where wher
 // and the access mode; sets `type`. `write` says which way data goes.
 int check_access(const char* function, File& file, const void* buf, int count, MPI_Datatype datatype, bool write,
                  std::shared_ptr<const DerivedType>& type);
-// Moves `segments` between the file and `data` with pread/pwrite; `done`
-// gets the bytes moved before the end of file (reads) or an error. Returns
-// 0 or an errno.
-int transfer_segments(int fd, const std::vector<FileSegment>& segments, char* data, bool write, std::size_t& done);
+// Moves `segments` (ascending in the file) between the file and `data` with
+// pread/pwrite, under a lock of their span in atomic mode; `done` gets the
+// bytes moved before the end of file (reads) or an error. Returns 0 or an
+// errno.
+int transfer_segments(const File& file, const std::vector<FileSegment>& segments, char* data, bool write,
+                      std::size_t& done);
+// An fcntl lock of `type` (F_RDLCK, F_WRLCK, F_UNLCK) on a byte range,
+// waiting for it; 0 or an errno.
+int lock_range(int fd, short type, MPI_Offset start, MPI_Offset length);
 // Where MPI_File_seek's (offset, whence) points, in etypes of the view, from
 // `current` (MPI_SEEK_CUR); MPI_SEEK_END is the data the file holds.
 int seek_target(const char* function, MPI_File fh, File& file, MPI_Offset offset, int whence, MPI_Offset current,

@@ -2,6 +2,7 @@
 // pointer, their non-blocking forms, seek and position. Data is packed into
 // one run (unless the memory type is contiguous already), mapped through
 // the view into file pieces, and moved with pread/pwrite.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -61,8 +62,21 @@ int check_access(const char* function, File& file, const void* buf, int count, M
   return MPI_SUCCESS;
 }
 
-int transfer_segments(int fd, const std::vector<FileSegment>& segments, char* data, bool write, std::size_t& done) {
-  done = 0;
+int lock_range(int fd, short type, MPI_Offset start, MPI_Offset length) {
+  struct flock lock {};
+  lock.l_type = type;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = start;
+  lock.l_len = length;
+  while (::fcntl(fd, F_SETLKW, &lock) != 0) {
+    if (errno != EINTR) return errno;
+  }
+  return 0;
+}
+
+namespace {
+
+int move_segments(int fd, const std::vector<FileSegment>& segments, char* data, bool write, std::size_t& done) {
   for (const FileSegment& segment : segments) {
     MPI_Offset moved = 0;
     while (moved < segment.length) {
@@ -79,6 +93,22 @@ int transfer_segments(int fd, const std::vector<FileSegment>& segments, char* da
     }
   }
   return 0;
+}
+
+}  // namespace
+
+int transfer_segments(const File& file, const std::vector<FileSegment>& segments, char* data, bool write,
+                      std::size_t& done) {
+  done = 0;
+  if (segments.empty()) return 0;
+  if (!file.atomic) return move_segments(file.fd, segments, data, write, done);
+  // Atomic mode: the access's whole span is locked against the other ranks'.
+  const MPI_Offset first = segments.front().file;
+  const MPI_Offset length = segments.back().file + segments.back().length - first;
+  if (const int error = lock_range(file.fd, write ? F_WRLCK : F_RDLCK, first, length); error != 0) return error;
+  const int error = move_segments(file.fd, segments, data, write, done);
+  (void)lock_range(file.fd, F_UNLCK, first, length);
+  return error;
 }
 
 void file_status(MPI_Status* status, std::size_t bytes) {
@@ -106,7 +136,7 @@ int independent_access(const char* function, MPI_File fh, Where where, void* buf
   const auto etype_size = static_cast<MPI_Offset>(file->view.etype_size);
   view_segments(file->view, start * etype_size, static_cast<MPI_Offset>(packed.bytes()), segments);
   std::size_t moved = 0;
-  const int error = transfer_segments(file->fd, segments, packed.data(), write, moved);
+  const int error = transfer_segments(*file, segments, packed.data(), write, moved);
   if (!write) packed.finish(moved);
   if (at_pointer) file->position = start + static_cast<MPI_Offset>(moved) / etype_size;
   file_status(status, moved);

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -26,23 +27,14 @@ int open_pointer(File& file) {
   return file.shared_fd >= 0 ? 0 : errno;
 }
 
-int lock_pointer(int fd, short type) {
-  struct flock lock {};
-  lock.l_type = type;
-  lock.l_whence = SEEK_SET;
-  lock.l_start = 0;
-  lock.l_len = sizeof(MPI_Offset);
-  while (::fcntl(fd, F_SETLKW, &lock) != 0) {
-    if (errno != EINTR) return errno;
-  }
-  return 0;
-}
-
 // Moves the pointer by `delta` (or to `delta` when `absolute`) and returns
 // where it was, atomically for all ranks; 0 or an errno.
 int update_pointer(File& file, MPI_Offset delta, bool absolute, MPI_Offset& old) {
+  // fcntl locks exclude other processes only: threads of this one take turns here.
+  static std::mutex threads;
+  std::lock_guard<std::mutex> turn(threads);
   if (const int error = open_pointer(file); error != 0) return error;
-  if (const int error = lock_pointer(file.shared_fd, F_WRLCK); error != 0) return error;
+  if (const int error = lock_range(file.shared_fd, F_WRLCK, 0, sizeof(MPI_Offset)); error != 0) return error;
   old = 0;
   int error = 0;
   const ssize_t got = ::pread(file.shared_fd, &old, sizeof(old), 0);
@@ -52,7 +44,7 @@ int update_pointer(File& file, MPI_Offset delta, bool absolute, MPI_Offset& old)
   if (error == 0 && (delta != 0 || absolute) && ::pwrite(file.shared_fd, &next, sizeof(next), 0) != sizeof(next)) {
     error = errno != 0 ? errno : EIO;
   }
-  (void)lock_pointer(file.shared_fd, F_UNLCK);
+  (void)lock_range(file.shared_fd, F_UNLCK, 0, sizeof(MPI_Offset));
   return error;
 }
 

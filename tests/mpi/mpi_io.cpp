@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -247,9 +248,22 @@ void test_atomicity(const IoTempDir& dir, int rank) {
   MPI_Type_free(&filetype);
 }
 
+// With MPI_ERRORS_ARE_FATAL on MPI_FILE_NULL, a failed open ends the job
+// (the suite expects the message and a failed exit).
+int open_missing_fatally(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_ARE_FATAL);
+  MPI_File fh = MPI_FILE_NULL;
+  MPI_File_open(MPI_COMM_WORLD, "/nonexistent-tern-dir/missing", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+  std::printf("mpi_io: the failed open returned\n");
+  MPI_Finalize();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "fatal") == 0) return open_missing_fatally(argc, argv);
   return tern::mpi_test::run_io_test(argc, argv, "mpi_io", [](const IoTempDir& dir, int rank, int size) {
     test_open_errors(dir);
     test_independent(dir, rank, size);

@@ -190,7 +190,10 @@ int PMPI_File_open(MPI_Comm comm_handle, const char* filename, int amode, MPI_In
   const int error = open_everywhere(file->comm, comm->rank, filename, flags, amode, file->fd);
   if (error != MPI_SUCCESS) {
     PMPI_Comm_free(&file->comm);
-    return raise_file(nullptr, error, kFunction, "cannot open %s", filename);
+    char reason[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    PMPI_Error_string(error, reason, &length);
+    return raise_file(nullptr, error, kFunction, "cannot open %s (%s)", filename, reason);
   }
   file->amode = amode;
   file->path = filename;

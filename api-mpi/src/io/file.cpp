@@ -106,6 +106,17 @@ int open_everywhere(MPI_Comm comm, int rank, const char* path, int flags, int am
   return worst;
 }
 
+// ROMIO names its file-system drivers in a prefix ("ufs:/scratch/x");
+// programs written for it keep them. Tern has one driver: the path follows.
+const char* without_driver_prefix(const char* filename) {
+  static constexpr const char* kPrefixes[] = {"ufs:", "nfs:", "lustre:", "gpfs:", "xfs:", "panfs:", "pvfs2:"};
+  for (const char* prefix : kPrefixes) {
+    const std::size_t length = std::strlen(prefix);
+    if (std::strncmp(filename, prefix, length) == 0) return filename + length;
+  }
+  return filename;
+}
+
 }  // namespace
 
 File* find_file(MPI_File handle) {
@@ -167,6 +178,7 @@ int PMPI_File_open(MPI_Comm comm_handle, const char* filename, int amode, MPI_In
   Comm* comm = find_comm(comm_handle);
   if (comm == nullptr) return raise_file(nullptr, MPI_ERR_COMM, kFunction, "invalid communicator %d", comm_handle);
   if (filename == nullptr) return raise_file(nullptr, MPI_ERR_ARG, kFunction, "null filename");
+  filename = without_driver_prefix(filename);
   if (fh == nullptr) return raise_file(nullptr, MPI_ERR_ARG, kFunction, "null fh argument");
   InfoEntries hints;
   if (info != MPI_INFO_NULL && !info_entries(info, hints)) {
@@ -251,6 +263,7 @@ int PMPI_File_delete(const char* filename, MPI_Info info) {
   static constexpr const char* kFunction = "MPI_File_delete";
   if (g_state == nullptr) return not_initialized(kFunction);
   if (filename == nullptr) return raise_file(nullptr, MPI_ERR_ARG, kFunction, "null filename");
+  filename = without_driver_prefix(filename);
   InfoEntries ignored;
   if (info != MPI_INFO_NULL && !info_entries(info, ignored)) {
     return raise_file(nullptr, MPI_ERR_INFO, kFunction, "invalid info object %d", info);

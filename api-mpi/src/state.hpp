@@ -412,6 +412,11 @@ inline unsigned next_tag_base(Comm& comm) noexcept { return (comm.collective_seq
                                  MPI_Datatype type_handle, MPI_Op op, int root);
 [[nodiscard]] Status coll_reduce_ordered(Comm& comm, void* accumulator, std::size_t count, const TypeInfo& type,
                                          MPI_Datatype type_handle, MPI_Op op, int root);
+// From this size on, Allreduce (commutative op, power-of-two ranks) splits
+// the vector: a reduce-scatter by recursive halving, then an allgather by
+// recursive doubling, so each rank moves and reduces about 2x the vector
+// instead of log2(p) whole copies (blocking and non-blocking alike).
+inline constexpr std::size_t kLargeAllreduceBytes = 64 * 1024;
 // In-place allreduce of `count` elements (MPI_Allreduce, context agreement).
 [[nodiscard]] Status coll_allreduce(Comm& comm, void* buffer, std::size_t count, const TypeInfo& type,
                                     MPI_Datatype type_handle, MPI_Op op);

@@ -143,12 +143,6 @@ Status coll_reduce_ordered(Comm& comm, void* accumulator, std::size_t count, con
   return Status::Ok;
 }
 
-// From this size on, Allreduce (commutative op, power-of-two ranks) splits
-// the vector: a reduce-scatter by recursive halving, then an allgather by
-// recursive doubling, so each rank moves and reduces about 2x the vector
-// instead of log2(p) whole copies.
-constexpr std::size_t kLargeAllreduceBytes = 64 * 1024;
-
 Status allreduce_halving_doubling(Comm& comm, void* buffer, std::size_t count, const TypeInfo& type,
                                   MPI_Datatype type_handle, MPI_Op op) {
   const int size = comm.size;

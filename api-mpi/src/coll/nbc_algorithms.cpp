@@ -1,8 +1,10 @@
 // The collective algorithms as schedules (schedule.hpp): the same shapes as
 // the blocking ones of algorithms.cpp (dissemination barrier, binomial
-// broadcast and reduction, recursive doubling allreduce, rank-ordered
-// reduction for operations that do not commute) plus a ring allgather and a
-// pairwise alltoall, each step a round the engine's callbacks move on.
+// broadcast and reduction, recursive doubling allreduce with halving-doubling
+// for long vectors, rank-ordered reduction for operations that do not
+// commute) plus a ring allgather and a pairwise alltoall, each step a round
+// the engine's callbacks move on.
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -86,6 +88,50 @@ void schedule_reduce(Schedule& s, const Comm& comm, void* accumulator, std::size
   if (parent >= 0) s.send(accumulator, bytes, parent);
 }
 
+namespace {
+
+// Long vectors on power-of-two sizes, as the blocking form: a reduce-scatter
+// by recursive halving, then an allgather by recursive doubling, the same
+// blocks combined in the same order, so the results match it bit for bit.
+void schedule_allreduce_halving_doubling(Schedule& s, const Comm& comm, std::byte* data, std::size_t count,
+                                         std::size_t elem) {
+  const int size = comm.size;
+  const int rank = comm.rank;
+  // Block b holds elements [first(b), first(b + 1)).
+  auto first = [&](int block) { return count * static_cast<std::size_t>(block) / static_cast<std::size_t>(size); };
+  std::byte* incoming = s.scratch(count * elem);
+  std::byte* landed = nullptr;  // where the last round's incoming part is combined
+  std::size_t landed_count = 0;
+  int lo = 0, hi = size;  // the blocks this rank still works on
+  for (int mask = size / 2; mask >= 1; mask >>= 1) {
+    s.next_round();
+    if (landed != nullptr) s.reduce(incoming, landed, landed_count);
+    const int mid = (lo + hi) / 2;
+    const bool lower = (rank & mask) == 0;
+    const int keep_lo = lower ? lo : mid, keep_hi = lower ? mid : hi;
+    const int send_lo = lower ? mid : lo, send_hi = lower ? hi : mid;
+    s.send(data + first(send_lo) * elem, (first(send_hi) - first(send_lo)) * elem, rank ^ mask);
+    landed = data + first(keep_lo) * elem;
+    landed_count = first(keep_hi) - first(keep_lo);
+    s.recv(incoming, landed_count * elem, rank ^ mask);
+    lo = keep_lo;
+    hi = keep_hi;
+  }
+  s.next_round();
+  s.reduce(incoming, landed, landed_count);
+  for (int mask = 1; mask < size; mask <<= 1) {
+    s.next_round();
+    const bool lower = (rank & mask) == 0;
+    const int other_lo = lower ? hi : lo - mask, other_hi = lower ? hi + mask : lo;
+    s.send(data + first(lo) * elem, (first(hi) - first(lo)) * elem, rank ^ mask);
+    s.recv(data + first(other_lo) * elem, (first(other_hi) - first(other_lo)) * elem, rank ^ mask);
+    lo = std::min(lo, other_lo);
+    hi = std::max(hi, other_hi);
+  }
+}
+
+}  // namespace
+
 void schedule_allreduce(Schedule& s, const Comm& comm, void* buffer, std::size_t count, std::size_t elem,
                         bool commutative) {
   const int size = comm.size;
@@ -95,6 +141,9 @@ void schedule_allreduce(Schedule& s, const Comm& comm, void* buffer, std::size_t
     return schedule_bcast(s, comm, buffer, count * elem, 0);
   }
   const std::size_t bytes = count * elem;
+  if (bytes >= kLargeAllreduceBytes && count >= static_cast<std::size_t>(size)) {
+    return schedule_allreduce_halving_doubling(s, comm, static_cast<std::byte*>(buffer), count, elem);
+  }
   std::byte* incoming = s.scratch(bytes);
   for (int mask = 1; mask < size; mask <<= 1) {
     s.next_round();

@@ -22,7 +22,7 @@ struct Part {
 // Parts of a v-collective buffer: counts[r] instances at displs[r] extents.
 int parts_of(const char* function, const Comm& comm, const void* buffer, const int counts[], const int displs[],
              MPI_Datatype datatype, std::vector<Part>& parts) {
-  if (int err = check_counts(function, comm, "", counts, displs); err != MPI_SUCCESS) return err;
+  if (int err = check_counts(function, comm, "part", counts, displs); err != MPI_SUCCESS) return err;
   DataShape shape;
   if (int err = data_shape(function, comm, 0, datatype, shape); err != MPI_SUCCESS) return err;
   parts.resize(static_cast<std::size_t>(comm.size));
@@ -203,7 +203,7 @@ int alltoallw(const char* function, const void* sendbuf, const int sendcounts[],
   auto parts_w = [&](const void* buffer, const int counts[], const int displs[], const MPI_Datatype types[],
                      std::vector<Part>& parts) {
     if (types == nullptr) return raise(comm, MPI_ERR_ARG, function, "null datatype array");
-    if (int err = check_counts(function, *comm, "", counts, displs); err != MPI_SUCCESS) return err;
+    if (int err = check_counts(function, *comm, "part", counts, displs); err != MPI_SUCCESS) return err;
     parts.resize(static_cast<std::size_t>(comm->size));
     for (int r = 0; r < comm->size; ++r) {
       Part& part = parts[static_cast<std::size_t>(r)];

@@ -602,6 +602,14 @@ typedef int MPI_File;
 #define MPI_ORDER_FORTRAN 57
 TERN_MPI_API(int, Type_create_subarray, (int ndims, const int sizes[], const int subsizes[], const int starts[],
                                          int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+/* A process's share of an array distributed over a row-major process grid (block, cyclic or none per dimension). */
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+TERN_MPI_API(int, Type_create_darray, (int size, int rank, int ndims, const int gsizes[], const int distribs[],
+                                       const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,
+                                       MPI_Datatype *newtype))
 #define MPI_MODE_CREATE 1
 #define MPI_MODE_RDONLY 2
 #define MPI_MODE_WRONLY 4

@@ -113,6 +113,49 @@ void check_block_decomposition(const IoTempDir& dir, int rank, int size, MPI_Inf
   MPI_Type_free(&memtype);
 }
 
+// A 12 x 9 array of doubles distributed over a row-major grid of the ranks
+// (rows cyclic in blocks of 2, columns in blocks), written collectively
+// through darray views: the file is the whole array, as written serially.
+void check_darray(const IoTempDir& dir, int rank, int size) {
+  const int gsizes[2] = {12, 9}, distribs[2] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_BLOCK};
+  const int dargs[2] = {2, MPI_DISTRIBUTE_DFLT_DARG};
+  int psizes[2] = {0, 0};
+  MPI_Dims_create(size, 2, psizes);
+  MPI_Datatype filetype = MPI_DATATYPE_NULL;
+  CHECK(MPI_Type_create_darray(size, rank, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_DOUBLE, &filetype) ==
+        MPI_SUCCESS);
+  MPI_Type_commit(&filetype);
+  // The elements this rank keeps, in the array's order, found by ownership.
+  const int block = (gsizes[1] + psizes[1] - 1) / psizes[1];
+  std::vector<double> mine;
+  for (int i = 0; i < gsizes[0]; ++i) {
+    for (int j = 0; j < gsizes[1]; ++j) {
+      if (((i / 2) % psizes[0]) * psizes[1] + j / block == rank) mine.push_back(i * 100.0 + j + 0.25);
+    }
+  }
+  int type_size = 0;
+  MPI_Type_size(filetype, &type_size);
+  CHECK(type_size == static_cast<int>(mine.size() * sizeof(double)));
+  const std::string path = dir.file("darray");
+  MPI_File fh = MPI_FILE_NULL;
+  CHECK(MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_WRONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &fh) ==
+        MPI_SUCCESS);
+  CHECK(MPI_File_set_view(fh, 0, MPI_DOUBLE, filetype, "native", MPI_INFO_NULL) == MPI_SUCCESS);
+  CHECK(MPI_File_write_all(fh, mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_STATUS_IGNORE) ==
+        MPI_SUCCESS);
+  CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
+  if (rank == 0) {
+    std::vector<double> whole;
+    for (int i = 0; i < gsizes[0]; ++i) {
+      for (int j = 0; j < gsizes[1]; ++j) whole.push_back(i * 100.0 + j + 0.25);
+    }
+    const std::vector<unsigned char> bytes = file_bytes(path);
+    CHECK(bytes.size() == whole.size() * sizeof(double) &&
+          std::memcmp(bytes.data(), whole.data(), bytes.size()) == 0);
+  }
+  MPI_Type_free(&filetype);
+}
+
 // Every rank owns the ints j with j % size == rank, in pieces of one int,
 // except the last rank of several, which writes nothing.
 void check_interleaved(const IoTempDir& dir, int rank, int size, MPI_Info hints) {
@@ -231,6 +274,7 @@ int main(int argc, char** argv) {
     MPI_Info_set(small, "cb_buffer_size", "256");
     check_block_decomposition(dir, rank, size, MPI_INFO_NULL, "default");
     check_block_decomposition(dir, rank, size, small, "small_windows");
+    check_darray(dir, rank, size);
     check_interleaved(dir, rank, size, small);
     check_split_and_nonblocking(dir, rank, size);
     MPI_Info_free(&small);

@@ -1,4 +1,4 @@
-// File views with a filetype from every datatype constructor: what each
+// File views with a filetype from every datatype constructor (darray too): what each
 // rank writes through its view must land where a serial placement, computed
 // here from the constructor's arguments, puts it (the file's bytes are read
 // back with plain POSIX reads), and must read back the same through the
@@ -6,6 +6,7 @@
 // interleaving in one file, and the errors set_view reports.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -43,7 +44,21 @@ std::vector<long> times4(std::vector<long> indexes) {
   return indexes;
 }
 
-std::vector<Layout> layouts() {
+// Element offsets (in ints) a darray of a 7 x 10 int array keeps for grid
+// rank `me` of a 2 x 2 row-major grid: rows in blocks of 4, columns cyclic
+// in blocks of 2; in C or Fortran order, found by walking the whole array.
+std::vector<long> darray_offsets(int me, bool fortran) {
+  std::vector<long> offsets;
+  for (int outer = 0; outer < (fortran ? 10 : 7); ++outer) {
+    for (int inner = 0; inner < (fortran ? 7 : 10); ++inner) {
+      const int i = fortran ? inner : outer, j = fortran ? outer : inner;
+      if ((i / 4) * 2 + (j / 2) % 2 == me) offsets.push_back(fortran ? i + 7L * j : i * 10L + j);
+    }
+  }
+  return offsets;
+}
+
+std::vector<Layout> layouts(int rank) {
   std::vector<Layout> all;
   auto add = [&all](const char* name, MPI_Datatype type, std::vector<long> offsets, long extent) {
     MPI_Type_commit(&type);
@@ -83,6 +98,20 @@ std::vector<Layout> layouts() {
     add("subarray_c", type, int_bytes(times4({6, 7, 8, 11, 12, 13})), 80);
     MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_FORTRAN, MPI_INT, &type);
     add("subarray_fortran", type, int_bytes(times4({5, 6, 9, 10, 13, 14})), 80);
+  }
+  {
+    const int gsizes[2] = {7, 10}, distribs[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC};
+    const int dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, 2}, psizes[2] = {2, 2};
+    MPI_Type_create_darray(4, rank % 4, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_INT, &type);
+    add("darray_c", type, int_bytes(times4(darray_offsets(rank % 4, false))), 280);
+    MPI_Type_create_darray(4, rank % 4, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_FORTRAN, MPI_INT, &type);
+    add("darray_fortran", type, int_bytes(times4(darray_offsets(rank % 4, true))), 280);
+    // Blocks of 4 of 9 over 3 processes: the last keeps one.
+    const int gsize = 9, block = MPI_DISTRIBUTE_BLOCK, darg = 4, procs = 3;
+    MPI_Type_create_darray(3, rank % 3, 1, &gsize, &block, &darg, &procs, MPI_ORDER_C, MPI_INT, &type);
+    std::vector<long> kept;
+    for (long i = 4L * (rank % 3); i < std::min(9L, 4L * (rank % 3) + 4); ++i) kept.push_back(i);
+    add("darray_block", type, int_bytes(times4(kept)), 36);
   }
   {
     const int lengths[2] = {1, 2};
@@ -281,7 +310,7 @@ void check_interleaved(const IoTempDir& dir, int rank, int size) {
 
 int main(int argc, char** argv) {
   return tern::mpi_test::run_io_test(argc, argv, "mpi_io_view", [](const IoTempDir& dir, int rank, int size) {
-    std::vector<Layout> all = layouts();
+    std::vector<Layout> all = layouts(rank);
     for (const Layout& layout : all) check_layout(dir, layout, rank);
     for (Layout& layout : all) MPI_Type_free(&layout.filetype);
     check_etype_and_memory_type(dir, rank);

@@ -157,10 +157,11 @@ void check_darray(const IoTempDir& dir, int rank, int size) {
 }
 
 // Every rank owns the ints j with j % size == rank, in pieces of one int,
-// except the last rank of several, which writes nothing.
-void check_interleaved(const IoTempDir& dir, int rank, int size, MPI_Info hints) {
+// except the last rank of several, which writes nothing; through
+// aggregators, or each rank directly (romio_cb_write/read "disable").
+void check_interleaved(const IoTempDir& dir, int rank, int size, MPI_Info hints, const char* name) {
   constexpr int kTurns = 200;
-  const std::string path = dir.file("interleaved");
+  const std::string path = dir.file(name);
   MPI_File fh = MPI_FILE_NULL;
   CHECK(MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_RDWR | MPI_MODE_CREATE, hints, &fh) == MPI_SUCCESS);
   MPI_Datatype filetype = MPI_DATATYPE_NULL;
@@ -275,7 +276,13 @@ int main(int argc, char** argv) {
     check_block_decomposition(dir, rank, size, MPI_INFO_NULL, "default");
     check_block_decomposition(dir, rank, size, small, "small_windows");
     check_darray(dir, rank, size);
-    check_interleaved(dir, rank, size, small);
+    check_interleaved(dir, rank, size, small, "interleaved");
+    MPI_Info direct = MPI_INFO_NULL;
+    MPI_Info_create(&direct);
+    MPI_Info_set(direct, "romio_cb_write", "disable");
+    MPI_Info_set(direct, "romio_cb_read", "disable");
+    check_interleaved(dir, rank, size, direct, "interleaved_direct");
+    MPI_Info_free(&direct);
     check_split_and_nonblocking(dir, rank, size);
     MPI_Info_free(&small);
   });

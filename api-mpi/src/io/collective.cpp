@@ -9,7 +9,9 @@
 //
 // Hints (MPI_File_open/set_info/set_view): cb_nodes, the number of
 // aggregators (default: every rank), spread evenly over the ranks;
-// cb_buffer_size, the window (default 16 MiB, at most 64 MiB).
+// cb_buffer_size, the window (default 16 MiB, at most 64 MiB);
+// romio_cb_write and romio_cb_read "disable": each rank moves its own
+// pieces, as independent I/O would (ROMIO's names, which programs set).
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -27,14 +29,19 @@ inline constexpr MPI_Offset kDefaultWindow = MPI_Offset{16} << 20;
 // worst) must stay below 2^31 bytes.
 inline constexpr MPI_Offset kMaxWindow = MPI_Offset{64} << 20;
 
-long long hint_number(const File& file, const char* key, long long fallback) {
+const std::string* hint(const File& file, const char* key) {
   for (const auto& [name, value] : file.hints) {
-    if (name != key) continue;
-    char* end = nullptr;
-    const long long number = std::strtoll(value.c_str(), &end, 10);
-    return end != value.c_str() && *end == '\0' && number > 0 ? number : fallback;
+    if (name == key) return &value;
   }
-  return fallback;
+  return nullptr;
+}
+
+long long hint_number(const File& file, const char* key, long long fallback) {
+  const std::string* value = hint(file, key);
+  if (value == nullptr) return fallback;
+  char* end = nullptr;
+  const long long number = std::strtoll(value->c_str(), &end, 10);
+  return end != value->c_str() && *end == '\0' && number > 0 ? number : fallback;
 }
 
 // A piece as it travels to an aggregator: where in the file, how long.
@@ -259,7 +266,11 @@ int collective_access(const char* function, MPI_File fh, Where where, void* buf,
   }
   int error = 0;
   plan.end_of_file = end_of_file;
-  if (plan.low >= 0) {
+  const std::string* aggregation = hint(*file, write ? "romio_cb_write" : "romio_cb_read");
+  if (plan.low >= 0 && aggregation != nullptr && *aggregation == "disable") {
+    std::size_t done = 0;
+    error = transfer_segments(*file, segments, packed.data(), write, done);
+  } else if (plan.low >= 0) {
     plan.aggregators = static_cast<int>(std::min<long long>(size, hint_number(*file, "cb_nodes", size)));
     plan.domain = (plan.high - plan.low + plan.aggregators - 1) / plan.aggregators;
     plan.window = std::min(hint_number(*file, "cb_buffer_size", kDefaultWindow), kMaxWindow);

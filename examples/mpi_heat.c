@@ -2,7 +2,8 @@
  *
  * Shows: MPI_Dims_create and MPI_Cart_create to lay the ranks out,
  * MPI_Cart_shift to find the neighbours, halo exchange with MPI_Sendrecv
- * (rows contiguous, columns through a vector datatype), MPI_Allreduce and
+ * (rows contiguous, columns through a vector datatype), MPI_Iallreduce
+ * (running while the rank counts its warm cells), MPI_Allreduce and
  * MPI_Scan for global figures, and MPI_Info hints on a communicator.
  *
  * Heat is kept in integer units so that every MPI library prints the same
@@ -117,23 +118,27 @@ int main(int argc, char **argv) {
     step(&block, next);
     if (n % kReportEvery != 0) continue;
     long long local[2] = {0, 0}; /* total heat, hottest cell */
-    long long warm = 0;          /* cells above 1/64 of a hot spot */
     for (int r = 1; r <= block.rows; ++r) {
       for (int c = 1; c <= block.cols; ++c) {
         const long long heat = *at(&block, r, c);
         local[0] += heat;
         if (heat > local[1]) local[1] = heat;
-        if (heat > (1 << 14)) ++warm;
       }
     }
     long long total = 0, hottest = 0, warm_up_to_me = 0, warm_total = 0;
-    MPI_Allreduce(&local[0], &total, 1, MPI_LONG_LONG, MPI_SUM, grid);
-    MPI_Allreduce(&local[1], &hottest, 1, MPI_LONG_LONG, MPI_MAX, grid);
+    MPI_Request figures[2];
+    MPI_Iallreduce(&local[0], &total, 1, MPI_LONG_LONG, MPI_SUM, grid, &figures[0]);
+    MPI_Iallreduce(&local[1], &hottest, 1, MPI_LONG_LONG, MPI_MAX, grid, &figures[1]);
+    long long warm = 0; /* cells above 1/64 of a hot spot, counted meanwhile */
+    for (int r = 1; r <= block.rows; ++r) {
+      for (int c = 1; c <= block.cols; ++c) warm += *at(&block, r, c) > (1 << 14);
+    }
     /* The last rank's inclusive prefix is the total: a scan and a reduction agree. */
     MPI_Scan(&warm, &warm_up_to_me, 1, MPI_LONG_LONG, MPI_SUM, grid);
     MPI_Allreduce(&warm, &warm_total, 1, MPI_LONG_LONG, MPI_SUM, grid);
     long long last_prefix = warm_up_to_me;
     MPI_Bcast(&last_prefix, 1, MPI_LONG_LONG, size - 1, grid);
+    MPI_Waitall(2, figures, MPI_STATUSES_IGNORE);
     if (rank == 0) {
       printf("step %3d: total heat %lld, hottest cell %lld, warm cells %lld (scan %s)\n", n, total, hottest,
              warm_total, last_prefix == warm_total ? "agrees" : "DISAGREES");

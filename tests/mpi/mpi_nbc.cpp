@@ -270,6 +270,17 @@ void argument_errors() {
   CHECK(MPI_Iallreduce(&value, &value, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD, &request) == MPI_ERR_OP);
   CHECK(MPI_Ibarrier(MPI_COMM_WORLD, nullptr) == MPI_ERR_REQUEST);
   CHECK(request == MPI_REQUEST_NULL);
+  // A user operation on a derived type is refused by name, not half done.
+  MPI_Datatype pair = MPI_DATATYPE_NULL;
+  MPI_Op first = MPI_OP_NULL;
+  CHECK(MPI_Type_contiguous(2, MPI_INT, &pair) == MPI_SUCCESS);
+  CHECK(MPI_Type_commit(&pair) == MPI_SUCCESS);
+  CHECK(MPI_Op_create(first_of, 0, &first) == MPI_SUCCESS);
+  int two[2] = {1, 2}, out[2] = {0, 0};
+  CHECK(MPI_Iallreduce(two, out, 1, pair, first, MPI_COMM_WORLD, &request) == MPI_ERR_UNSUPPORTED_OPERATION);
+  CHECK(request == MPI_REQUEST_NULL);
+  CHECK(MPI_Op_free(&first) == MPI_SUCCESS);
+  CHECK(MPI_Type_free(&pair) == MPI_SUCCESS);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 

@@ -16,6 +16,7 @@
 
 namespace {
 
+using tern::mpi_test::error_class;
 using tern::mpi_test::file_bytes;
 using tern::mpi_test::IoTempDir;
 
@@ -117,12 +118,56 @@ void check_shared(const IoTempDir& dir, int rank, int size) {
   CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
 }
 
+// MPI_MODE_SEQUENTIAL: the shared pointer calls only; a view may start
+// where the data so far ends (MPI_DISPLACEMENT_CURRENT).
+void check_sequential(const IoTempDir& dir, int rank, int size) {
+  const std::string path = dir.file("sequential");
+  MPI_File fh = MPI_FILE_NULL;
+  CHECK(MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_WRONLY | MPI_MODE_CREATE | MPI_MODE_SEQUENTIAL,
+                      MPI_INFO_NULL, &fh) == MPI_SUCCESS);
+  const char header[4] = {'T', 'E', 'R', 'N'};
+  MPI_Status status;
+  if (rank == 0) CHECK(MPI_File_write_shared(fh, header, 4, MPI_CHAR, &status) == MPI_SUCCESS);
+  CHECK(error_class(MPI_File_write_at(fh, 0, header, 4, MPI_CHAR, &status)) == MPI_ERR_UNSUPPORTED_OPERATION);
+  CHECK(error_class(MPI_File_write(fh, header, 4, MPI_CHAR, &status)) == MPI_ERR_UNSUPPORTED_OPERATION);
+  CHECK(error_class(MPI_File_seek(fh, 0, MPI_SEEK_SET)) == MPI_ERR_UNSUPPORTED_OPERATION);
+  MPI_Offset position = -1;
+  CHECK(error_class(MPI_File_get_position(fh, &position)) == MPI_ERR_UNSUPPORTED_OPERATION);
+  CHECK(error_class(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET)) == MPI_ERR_UNSUPPORTED_OPERATION);
+  CHECK(error_class(MPI_File_write_all(fh, header, 4, MPI_CHAR, &status)) == MPI_ERR_UNSUPPORTED_OPERATION);
+  // After the 4-byte header, records of ints in rank order.
+  CHECK(MPI_File_set_view(fh, MPI_DISPLACEMENT_CURRENT, MPI_INT, MPI_INT, "native", MPI_INFO_NULL) == MPI_SUCCESS);
+  MPI_Offset view_disp = -1;
+  MPI_Datatype etype = MPI_DATATYPE_NULL, filetype = MPI_DATATYPE_NULL;
+  char datarep[MPI_MAX_DATAREP_STRING];
+  CHECK(MPI_File_get_view(fh, &view_disp, &etype, &filetype, datarep) == MPI_SUCCESS && view_disp == 4);
+  const int mine[2] = {rank, -rank};
+  CHECK(MPI_File_write_ordered(fh, mine, 2, MPI_INT, &status) == MPI_SUCCESS);
+  CHECK(MPI_File_get_position_shared(fh, &position) == MPI_SUCCESS && position == 2 * size);
+  CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
+  if (rank == 0) {
+    std::vector<unsigned char> expected(header, header + 4);
+    for (int r = 0; r < size; ++r) {
+      const int record[2] = {r, -r};
+      const auto* bytes = reinterpret_cast<const unsigned char*>(record);
+      expected.insert(expected.end(), bytes, bytes + sizeof(record));
+    }
+    CHECK(file_bytes(path) == expected);
+  }
+  // MPI_DISPLACEMENT_CURRENT belongs to sequential files only.
+  CHECK(MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh) == MPI_SUCCESS);
+  CHECK(error_class(MPI_File_set_view(fh, MPI_DISPLACEMENT_CURRENT, MPI_INT, MPI_INT, "native", MPI_INFO_NULL)) ==
+        MPI_ERR_ARG);
+  CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return tern::mpi_test::run_io_test(argc, argv, "mpi_io_shared", [](const IoTempDir& dir, int rank, int size) {
     check_shared(dir, rank, size);
-    // The data file alone is left: the pointer's file went at close.
-    if (rank == 0) CHECK(entries_in(dir.file("")) == 1);
+    check_sequential(dir, rank, size);
+    // The data files alone are left: the pointers' files went at close.
+    if (rank == 0) CHECK(entries_in(dir.file("")) == 2);
   });
 }

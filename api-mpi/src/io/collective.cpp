@@ -223,13 +223,12 @@ int collective_access(const char* function, MPI_File fh, Where where, void* buf,
   if (const int error = find_file_checked(function, fh, file); error != MPI_SUCCESS) return error;
   // Argument errors are local, but every rank must learn of them before the
   // exchange starts: they travel with the first allgather.
-  int local_error = MPI_SUCCESS;
+  int local_error = where.shared ? MPI_SUCCESS : check_not_sequential(function, *file);
   std::shared_ptr<const DerivedType> type;
-  if (where.offset < 0) {
+  if (local_error == MPI_SUCCESS && where.offset < 0) {
     local_error = raise_file(file, MPI_ERR_ARG, function, "negative offset %lld", where.offset);
-  } else {
-    local_error = check_access(function, *file, buf, count, datatype, write, type);
   }
+  if (local_error == MPI_SUCCESS) local_error = check_access(function, *file, buf, count, datatype, write, type);
   PackedBuffer packed;
   if (local_error == MPI_SUCCESS && packed.prepare(type, buf, static_cast<std::size_t>(count), write) != MPI_SUCCESS) {
     local_error = raise_file(file, MPI_ERR_NO_MEM, function, "no memory for %zu bytes of packed data",

@@ -146,6 +146,13 @@ int find_file_checked(const char* function, MPI_File handle, File*& file) {
   return MPI_SUCCESS;
 }
 
+int check_not_sequential(const char* function, File& file) {
+  if ((file.amode & MPI_MODE_SEQUENTIAL) == 0) return MPI_SUCCESS;
+  return raise_file(&file, MPI_ERR_UNSUPPORTED_OPERATION, function,
+                    "%s was opened with MPI_MODE_SEQUENTIAL: only the shared file pointer calls may access it",
+                    file.path.c_str());
+}
+
 int error_class_of_errno(int error) noexcept {
   switch (error) {
     case ENOENT: return MPI_ERR_NO_SUCH_FILE;
@@ -187,11 +194,6 @@ int PMPI_File_open(MPI_Comm comm_handle, const char* filename, int amode, MPI_In
   const char* why = nullptr;
   const int flags = open_flags(amode, why);
   if (flags < 0) return raise_file(nullptr, MPI_ERR_AMODE, kFunction, "invalid amode %#x: %s", amode, why);
-  if ((amode & MPI_MODE_SEQUENTIAL) != 0) {
-    std::fprintf(stderr, "%s: MPI_MODE_SEQUENTIAL is not supported by Tern yet\n", kFunction);
-    return raise_file(nullptr, MPI_ERR_UNSUPPORTED_OPERATION, kFunction,
-                      "MPI_MODE_SEQUENTIAL is not supported by Tern yet");
-  }
   if (!same_everywhere(comm_handle, amode)) {
     return raise_file(nullptr, MPI_ERR_NOT_SAME, kFunction, "amode %#x differs between the ranks", amode);
   }

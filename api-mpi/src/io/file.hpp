@@ -101,9 +101,14 @@ class PackedBuffer {
 struct Where {
   bool at_pointer;
   MPI_Offset offset;
+  bool shared;  // the shared file pointer's place: all MPI_MODE_SEQUENTIAL allows
 };
-inline constexpr Where kAtPointer{true, 0};
-[[nodiscard]] inline Where at(MPI_Offset offset) noexcept { return Where{false, offset}; }
+inline constexpr Where kAtPointer{true, 0, false};
+[[nodiscard]] inline Where at(MPI_Offset offset) noexcept { return Where{false, offset, false}; }
+[[nodiscard]] inline Where at_shared(MPI_Offset offset) noexcept { return Where{false, offset, true}; }
+// MPI_ERR_UNSUPPORTED_OPERATION (raised) when `file` was opened with
+// MPI_MODE_SEQUENTIAL, where only the shared file pointer may move.
+int check_not_sequential(const char* function, File& file);
 
 // One access of `count` elements of `datatype` at `where`: independent
 // (independent.cpp), or collective over the file's ranks by two-phase
@@ -147,6 +152,9 @@ int seek_target(const char* function, MPI_File fh, File& file, MPI_Offset offset
 void name_shared_pointer(File& file, int rank);
 int reset_shared_pointer(File& file, int rank);
 void remove_shared_pointer(File& file, int rank);
+// Collective: the byte offset the shared pointer points at (set_view's
+// MPI_DISPLACEMENT_CURRENT), once every rank is done moving it.
+int shared_pointer_bytes(const char* function, File& file, MPI_Offset& bytes);
 // A status reporting `bytes` moved.
 void file_status(MPI_Status* status, std::size_t bytes);
 

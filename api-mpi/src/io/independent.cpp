@@ -120,6 +120,9 @@ int independent_access(const char* function, MPI_File fh, Where where, void* buf
            MPI_Status* status) {
   File* file = nullptr;
   if (const int error = find_file_checked(function, fh, file); error != MPI_SUCCESS) return error;
+  if (!where.shared) {
+    if (const int error = check_not_sequential(function, *file); error != MPI_SUCCESS) return error;
+  }
   if (where.offset < 0) return raise_file(file, MPI_ERR_ARG, function, "negative offset %lld", where.offset);
   std::shared_ptr<const DerivedType> type;
   if (const int error = check_access(function, *file, buf, count, datatype, write, type); error != MPI_SUCCESS) {
@@ -243,6 +246,7 @@ int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
   static constexpr const char* kFunction = "MPI_File_seek";
   File* file = nullptr;
   if (const int error = find_file_checked(kFunction, fh, file); error != MPI_SUCCESS) return error;
+  if (const int error = check_not_sequential(kFunction, *file); error != MPI_SUCCESS) return error;
   return seek_target(kFunction, fh, *file, offset, whence, file->position, file->position);
 }
 
@@ -250,6 +254,7 @@ int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
   static constexpr const char* kFunction = "MPI_File_get_position";
   File* file = nullptr;
   if (const int error = find_file_checked(kFunction, fh, file); error != MPI_SUCCESS) return error;
+  if (const int error = check_not_sequential(kFunction, *file); error != MPI_SUCCESS) return error;
   if (offset == nullptr) return raise_file(file, MPI_ERR_ARG, kFunction, "null offset argument");
   *offset = file->position;
   return MPI_SUCCESS;

@@ -75,7 +75,7 @@ int shared_access(const char* function, MPI_File fh, Where, void* buf, int count
   if (const int failure = update_pointer(*file, etypes, false, start); failure != 0) {
     return raise_pointer_error(*file, function, failure);
   }
-  return independent_access(function, fh, at(start), buf, count, datatype, write, status);
+  return independent_access(function, fh, at_shared(start), buf, count, datatype, write, status);
 }
 
 }  // namespace
@@ -107,7 +107,7 @@ int ordered_access(const char* function, MPI_File fh, Where, void* buf, int coun
   if (rank == 0) start[1] = update_pointer(*file, total, false, start[0]);
   if (PMPI_Bcast(start, 2, MPI_OFFSET, 0, file->comm) != MPI_SUCCESS) start[1] = EIO;
   if (start[1] != 0) return raise_pointer_error(*file, function, static_cast<int>(start[1]));
-  return collective_access(function, fh, at(start[0] + before), buf, count, datatype, write, status);
+  return collective_access(function, fh, at_shared(start[0] + before), buf, count, datatype, write, status);
 }
 
 void name_shared_pointer(File& file, int rank) {
@@ -134,6 +134,22 @@ int reset_shared_pointer(File& file, int rank) {
   ::close(fd);
   MPI_Offset old = 0;
   return update_pointer(file, 0, true, old);
+}
+
+int shared_pointer_bytes(const char* function, File& file, MPI_Offset& bytes) {
+  int rank = 0;
+  PMPI_Comm_rank(file.comm, &rank);
+  MPI_Offset outcome[2] = {0, 0};  // bytes, errno
+  if (PMPI_Barrier(file.comm) != MPI_SUCCESS) outcome[1] = EIO;
+  if (rank == 0 && outcome[1] == 0) {
+    MPI_Offset etypes = 0;
+    outcome[1] = update_pointer(file, 0, false, etypes);
+    if (outcome[1] == 0) outcome[0] = view_byte_offset(file.view, etypes);
+  }
+  if (PMPI_Bcast(outcome, 2, MPI_OFFSET, 0, file.comm) != MPI_SUCCESS) outcome[1] = EIO;
+  if (outcome[1] != 0) return raise_pointer_error(file, function, static_cast<int>(outcome[1]));
+  bytes = outcome[0];
+  return MPI_SUCCESS;
 }
 
 void remove_shared_pointer(File& file, int rank) {
@@ -179,6 +195,7 @@ int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence) {
   static constexpr const char* kFunction = "MPI_File_seek_shared";
   File* file = nullptr;
   if (const int error = find_file_checked(kFunction, fh, file); error != MPI_SUCCESS) return error;
+  if (const int error = check_not_sequential(kFunction, *file); error != MPI_SUCCESS) return error;
   int rank = 0;
   PMPI_Comm_rank(file->comm, &rank);
   // Every rank is done with the pointer before rank 0 moves it, and the

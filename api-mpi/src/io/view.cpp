@@ -85,6 +85,12 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
   static constexpr const char* kFunction = "MPI_File_set_view";
   File* file = nullptr;
   if (const int error = find_file_checked(kFunction, fh, file); error != MPI_SUCCESS) return error;
+  if (disp == MPI_DISPLACEMENT_CURRENT) {
+    if ((file->amode & MPI_MODE_SEQUENTIAL) == 0) {
+      return raise_file(file, MPI_ERR_ARG, kFunction, "MPI_DISPLACEMENT_CURRENT without MPI_MODE_SEQUENTIAL");
+    }
+    if (const int error = shared_pointer_bytes(kFunction, *file, disp); error != MPI_SUCCESS) return error;
+  }
   if (disp < 0) return raise_file(file, MPI_ERR_ARG, kFunction, "invalid displacement %lld", disp);
   auto etype_map = describe_type(etype);
   auto filetype_map = describe_type(filetype);
@@ -157,6 +163,7 @@ int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp) 
   static constexpr const char* kFunction = "MPI_File_get_byte_offset";
   File* file = nullptr;
   if (const int error = find_file_checked(kFunction, fh, file); error != MPI_SUCCESS) return error;
+  if (const int error = check_not_sequential(kFunction, *file); error != MPI_SUCCESS) return error;
   if (offset < 0) return raise_file(file, MPI_ERR_ARG, kFunction, "negative offset %lld", offset);
   if (disp == nullptr) return raise_file(file, MPI_ERR_ARG, kFunction, "null disp argument");
   *disp = view_byte_offset(file->view, offset);

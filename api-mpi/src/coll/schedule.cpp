@@ -3,7 +3,7 @@
 #include "coll/schedule.hpp"
 
 #include <cstring>
-#include <new>
+#include <memory>
 
 namespace tern::mpi {
 
@@ -40,7 +40,8 @@ void Schedule::reduce(const void* in, void* inout, std::size_t count) {
 }
 
 std::byte* Schedule::scratch(std::size_t bytes) {
-  scratch_.emplace_back(new std::byte[bytes == 0 ? 1 : bytes]());
+  // Not zeroed: every step writes its scratch before another reads it.
+  scratch_.push_back(std::make_unique_for_overwrite<std::byte[]>(bytes == 0 ? 1 : bytes));
   return scratch_.back().get();
 }
 

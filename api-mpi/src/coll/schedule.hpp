@@ -47,7 +47,7 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
     op_ = op;
     reduce_type_ = type;
   }
-  // Zeroed scratch memory the schedule owns, stable until it is destroyed.
+  // Scratch memory the schedule owns (not zeroed), stable until it is destroyed.
   std::byte* scratch(std::size_t bytes);
   // A contiguous view of `count` instances of `type` at `user`: the buffer
   // itself, or scratch packed from it at the start (send_view) or unpacked

@@ -233,6 +233,8 @@ FAMILIES = {
         ("File_get_byte_offset", "fh:File, offset:offset, disp:offset_out"),
         ("File_get_type_extent", "fh:File, datatype:Datatype, extent:aint_out"),
         ("File_sync", "fh:File"),
+        ("File_set_atomicity", "fh:File, flag:logical"),
+        ("File_get_atomicity", "fh:File, flag:logical_out"),
         ("File_read_shared", FILE_ACCESS + ", status:status_out"),
         ("File_write_shared", FILE_ACCESS + ", status:status_out"),
         ("File_iread_shared", FILE_ACCESS + ", request:Request_out"),
@@ -283,6 +285,9 @@ FAMILIES = {
                                "array_of_types:Datatype_array, newtype:Datatype_out"),
         ("Type_create_subarray", "ndims:int, array_of_sizes:int_array, array_of_subsizes:int_array, "
                                  "array_of_starts:int_array, order:int, oldtype:Datatype, newtype:Datatype_out"),
+        ("Type_create_darray", "size:int, rank:int, ndims:int, array_of_gsizes:int_array, "
+                               "array_of_distribs:int_array, array_of_dargs:int_array, array_of_psizes:int_array, "
+                               "order:int, oldtype:Datatype, newtype:Datatype_out"),
         ("Type_create_resized", "oldtype:Datatype, lb:aint, extent:aint, newtype:Datatype_out"),
         ("Type_dup", "oldtype:Datatype, newtype:Datatype_out"),
         ("Type_commit", "datatype:Datatype_inout"),

@@ -1,6 +1,7 @@
 ! MPI-IO from Fortran: each rank writes its block collectively, reads its
 ! neighbour's back independently, then reads its own through a view made of
-! a Fortran-order subarray type; file pointers, sizes and the file handle.
+! a Fortran-order subarray type and a block darray; file pointers, sizes,
+! atomicity and the file handle.
 #include "forms.h"
 program fortran_io
   USE_MPI
@@ -11,6 +12,7 @@ program fortran_io
   integer :: mine(10), theirs(10)
   integer(kind=MPI_OFFSET_KIND) :: size, position
   character(len=64) :: path
+  logical :: flag
   character(len=MPI_MAX_DATAREP_STRING) :: datarep
   integer(kind=MPI_OFFSET_KIND) :: disp
   FILE_T :: fh
@@ -34,6 +36,9 @@ program fortran_io
   call check(count == 10, 'MPI_File_write_at_all count')
   call MPI_File_sync(fh, ierror)
   call MPI_Barrier(MPI_COMM_WORLD, ierror)
+  call MPI_File_set_atomicity(fh, .true., ierror)
+  call MPI_File_get_atomicity(fh, flag, ierror)
+  call check(ierror == MPI_SUCCESS .and. flag, 'MPI_File_set_atomicity and MPI_File_get_atomicity')
   call MPI_File_get_size(fh, size, ierror)
   call check(size == 40 * ranks, 'MPI_File_get_size')
 
@@ -59,6 +64,18 @@ program fortran_io
   call MPI_File_seek(fh, 4_MPI_OFFSET_KIND, MPI_SEEK_SET, ierror)
   call MPI_File_read(fh, i, 1, MPI_INTEGER, MPI_STATUS_IGNORE, ierror)
   call check(i == 1000 * rank + 5, 'MPI_File_seek and MPI_File_read')
+  call MPI_Type_free(block, ierror)
+
+  ! The same block as a block distribution of the whole file over the ranks.
+  call MPI_Type_create_darray(ranks, rank, 1, [10 * ranks], [MPI_DISTRIBUTE_BLOCK], [MPI_DISTRIBUTE_DFLT_DARG], &
+                              [ranks], MPI_ORDER_FORTRAN, MPI_INTEGER, block, ierror)
+  call MPI_Type_commit(block, ierror)
+  call MPI_Type_size(block, i, ierror)
+  call check(i == 40, 'MPI_Type_create_darray size')
+  call MPI_File_set_view(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, block, 'native', MPI_INFO_NULL, ierror)
+  theirs = -1
+  call MPI_File_read_all(fh, theirs, 10, MPI_INTEGER, MPI_STATUS_IGNORE, ierror)
+  call check(all(theirs == mine), 'MPI_File_read_all through a darray view')
   call MPI_Type_free(block, ierror)
 
   ! The shared file pointer: ordered writes land in rank order.

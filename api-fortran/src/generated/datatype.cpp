@@ -81,6 +81,15 @@ void pmpi_type_create_subarray_(const MPI_Fint* ndims, const MPI_Fint* array_of_
 }
 TERN_FORTRAN_WEAK_ALIAS(type_create_subarray)
 
+void pmpi_type_create_darray_(const MPI_Fint* size, const MPI_Fint* rank, const MPI_Fint* ndims,
+                              const MPI_Fint* array_of_gsizes, const MPI_Fint* array_of_distribs,
+                              const MPI_Fint* array_of_dargs, const MPI_Fint* array_of_psizes,
+                              const MPI_Fint* order, const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const int rc = PMPI_Type_create_darray(*size, *rank, *ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, *order, *oldtype, newtype);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(type_create_darray)
+
 void pmpi_type_create_resized_(const MPI_Fint* oldtype, const MPI_Aint* lb, const MPI_Aint* extent,
                                MPI_Fint* newtype, MPI_Fint* ierror) {
   const int rc = PMPI_Type_create_resized(*oldtype, *lb, *extent, newtype);

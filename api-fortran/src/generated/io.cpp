@@ -306,6 +306,20 @@ void pmpi_file_sync_(const MPI_Fint* fh, MPI_Fint* ierror) {
 }
 TERN_FORTRAN_WEAK_ALIAS(file_sync)
 
+void pmpi_file_set_atomicity_(const MPI_Fint* fh, const MPI_Fint* flag, MPI_Fint* ierror) {
+  const int rc = PMPI_File_set_atomicity(*fh, tern::fortran::from_logical(*flag));
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(file_set_atomicity)
+
+void pmpi_file_get_atomicity_(const MPI_Fint* fh, MPI_Fint* flag, MPI_Fint* ierror) {
+  int flag_c = 0;
+  const int rc = PMPI_File_get_atomicity(*fh, &flag_c);
+  *flag = tern::fortran::to_logical(flag_c);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(file_get_atomicity)
+
 void pmpi_file_read_shared_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
                             MPI_Fint* status, MPI_Fint* ierror) {
   tern::fortran::StatusOut status_c(status);

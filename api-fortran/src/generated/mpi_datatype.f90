@@ -7,10 +7,10 @@ module tern_mpi_datatype
   public :: MPI_Type_size, MPI_Type_contiguous, MPI_Type_vector, MPI_Type_create_hvector, &
       & MPI_Type_hvector, MPI_Type_indexed, MPI_Type_create_hindexed, MPI_Type_hindexed, &
       & MPI_Type_create_indexed_block, MPI_Type_create_hindexed_block, MPI_Type_create_struct, &
-      & MPI_Type_create_subarray, MPI_Type_create_resized, MPI_Type_dup, MPI_Type_commit, &
-      & MPI_Type_free, MPI_Type_get_extent, MPI_Type_get_true_extent, MPI_Type_get_name, &
-      & MPI_Type_set_name, MPI_Get_address, MPI_Aint_add, MPI_Aint_diff, MPI_Pack, MPI_Unpack, &
-      & MPI_Pack_size
+      & MPI_Type_create_subarray, MPI_Type_create_darray, MPI_Type_create_resized, &
+      & MPI_Type_dup, MPI_Type_commit, MPI_Type_free, MPI_Type_get_extent, &
+      & MPI_Type_get_true_extent, MPI_Type_get_name, MPI_Type_set_name, MPI_Get_address, &
+      & MPI_Aint_add, MPI_Aint_diff, MPI_Pack, MPI_Unpack, MPI_Pack_size
 
   interface
     subroutine MPI_Type_size(datatype, size, ierror)
@@ -148,6 +148,23 @@ module tern_mpi_datatype
       integer, intent(out) :: newtype
       integer, intent(out) :: ierror
     end subroutine MPI_Type_create_subarray
+
+    subroutine MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, &
+        & array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: size
+      integer, intent(in) :: rank
+      integer, intent(in) :: ndims
+      integer, intent(in) :: array_of_gsizes(*)
+      integer, intent(in) :: array_of_distribs(*)
+      integer, intent(in) :: array_of_dargs(*)
+      integer, intent(in) :: array_of_psizes(*)
+      integer, intent(in) :: order
+      integer, intent(in) :: oldtype
+      integer, intent(out) :: newtype
+      integer, intent(out) :: ierror
+    end subroutine MPI_Type_create_darray
 
     subroutine MPI_Type_create_resized(oldtype, lb, extent, newtype, ierror)
       import

@@ -17,11 +17,12 @@ module tern_mpi_f08_io
       & MPI_File_write_all_end, MPI_File_read_at_all_begin, MPI_File_read_at_all_end, &
       & MPI_File_write_at_all_begin, MPI_File_write_at_all_end, MPI_File_seek, &
       & MPI_File_get_position, MPI_File_get_byte_offset, MPI_File_get_type_extent, &
-      & MPI_File_sync, MPI_File_read_shared, MPI_File_write_shared, MPI_File_iread_shared, &
-      & MPI_File_iwrite_shared, MPI_File_read_ordered, MPI_File_write_ordered, &
-      & MPI_File_read_ordered_begin, MPI_File_read_ordered_end, MPI_File_write_ordered_begin, &
-      & MPI_File_write_ordered_end, MPI_File_seek_shared, MPI_File_get_position_shared, &
-      & MPI_File_set_errhandler, MPI_File_get_errhandler, MPI_File_call_errhandler
+      & MPI_File_sync, MPI_File_set_atomicity, MPI_File_get_atomicity, MPI_File_read_shared, &
+      & MPI_File_write_shared, MPI_File_iread_shared, MPI_File_iwrite_shared, &
+      & MPI_File_read_ordered, MPI_File_write_ordered, MPI_File_read_ordered_begin, &
+      & MPI_File_read_ordered_end, MPI_File_write_ordered_begin, MPI_File_write_ordered_end, &
+      & MPI_File_seek_shared, MPI_File_get_position_shared, MPI_File_set_errhandler, &
+      & MPI_File_get_errhandler, MPI_File_call_errhandler
 
   interface
     subroutine MPI_File_open(comm, filename, amode, info, fh, ierror)
@@ -456,6 +457,22 @@ module tern_mpi_f08_io
       type(MPI_File), intent(in) :: fh
       integer, optional, intent(out) :: ierror
     end subroutine MPI_File_sync
+
+    subroutine MPI_File_set_atomicity(fh, flag, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      logical, intent(in) :: flag
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_set_atomicity
+
+    subroutine MPI_File_get_atomicity(fh, flag, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      logical, intent(out) :: flag
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_get_atomicity
 
     subroutine MPI_File_read_shared(fh, buf, count, datatype, status, ierror)
       import

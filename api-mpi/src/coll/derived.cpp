@@ -393,28 +393,6 @@ int reduction_shape(const char* function, MPI_Comm comm, long long count, MPI_Da
   return MPI_SUCCESS;
 }
 
-// Storage for `count` instances of a type laid out as in a user buffer
-// (holes included), addressed from the type's origin.
-class LayoutBuffer {
- public:
-  LayoutBuffer(const DerivedType& type, std::size_t count) {
-    if (count == 0) return;
-    MPI_Aint first = type.true_lb;
-    MPI_Aint last = type.true_lb + type.true_extent;
-    const MPI_Aint strides = static_cast<MPI_Aint>(count - 1) * type.extent;
-    (strides < 0 ? first : last) += strides;
-    storage_.resize(static_cast<std::size_t>(last - first) + 1);
-    shift_ = first;
-  }
-  // Where instance 0 starts (its lower bound may lie before the storage's first byte
-  // only by `shift_`, which the storage covers).
-  [[nodiscard]] void* origin() noexcept { return storage_.data() - shift_; }
-
- private:
-  std::vector<char> storage_;
-  MPI_Aint shift_ = 0;
-};
-
 // Reduces everyone's `packed` contribution (count instances, packed) with a
 // user operation into `result` at `root` (packed), in rank order:
 // x0 op (x1 op (... op x(n-1))), as MPI requires for non-commutative ops.

@@ -31,12 +31,16 @@ int data_shape(const char* function, const Comm& comm, int count, MPI_Datatype d
 
 // A reduction's operands as arrays of `elements` of the predefined `basic`
 // (derived types whose elements are all one predefined type, with
-// predefined operations), `layout` set when instances must be packed.
+// predefined operations) or as packed instances (user operations on derived
+// types), `layout` set when instances must be packed.
 struct ReductionShape {
   MPI_Datatype basic = MPI_DATATYPE_NULL;
   std::size_t elem = 0;      // bytes of one basic element
   std::size_t per_instance = 1;  // basic elements per instance of the datatype
   std::shared_ptr<const DerivedType> layout;
+  // A user operation on a derived type: `basic` is that type, an element one
+  // instance, and the schedule calls the operation in the type's layout.
+  std::shared_ptr<const DerivedType> user_layout;
 };
 int reduction_shape(const char* function, const Comm& comm, int count, MPI_Datatype datatype, MPI_Op op,
                     ReductionShape& shape);

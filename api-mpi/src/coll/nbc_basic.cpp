@@ -31,13 +31,19 @@ int reduction_shape(const char* function, const Comm& comm, int count, MPI_Datat
     std::shared_ptr<const DerivedType> desc = describe_type(datatype);
     if (desc == nullptr) return raise(&comm, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
     if (!desc->committed) return raise(&comm, MPI_ERR_TYPE, function, "datatype %d is not committed", datatype);
+    if (is_user_op(op)) {
+      shape.basic = datatype;
+      shape.elem = desc->size;
+      shape.layout = desc->contiguous ? nullptr : desc;
+      shape.user_layout = std::move(desc);
+      return MPI_SUCCESS;
+    }
     const TypeInfo* basic_type = find_type(desc->basic);
-    if (is_user_op(op) || basic_type == nullptr || desc->mixed ||
-        desc->size != desc->elements * basic_type->size) {
-      return raise(&comm, MPI_ERR_UNSUPPORTED_OPERATION, function,
-                   "derived datatype %d: the non-blocking reductions take derived types whose elements are all "
-                   "one predefined type, with predefined operations",
-                   datatype);
+    if (basic_type == nullptr || desc->mixed || desc->size != desc->elements * basic_type->size) {
+      return raise(&comm, MPI_ERR_OP, function,
+                   "predefined operation %d is not defined on derived datatype %d (its elements are not all one "
+                   "predefined type)",
+                   op, datatype);
     }
     basic = desc->basic;
     shape.per_instance = desc->elements;
@@ -65,7 +71,7 @@ int begin_reduction(const char* function, MPI_Comm handle, MPI_Request* request,
     return raise(call.comm, MPI_ERR_BUFFER, function, "null buffer");
   }
   call.schedule = new_schedule(*call.comm, persistent);
-  call.schedule->set_reduction(op, call.shape.basic);
+  call.schedule->set_reduction(op, call.shape.basic, call.shape.user_layout);
   return MPI_SUCCESS;
 }
 
@@ -122,7 +128,7 @@ int ireduce(const char* function, const void* sendbuf, void* recvbuf, int count,
     return raise(comm, MPI_ERR_BUFFER, function, "null buffer");
   }
   auto schedule = new_schedule(*comm, persistent);
-  schedule->set_reduction(op, shape.basic);
+  schedule->set_reduction(op, shape.basic, shape.user_layout);
   void* accumulator = nullptr;
   if (!is_root) {
     accumulator = schedule->scratch(bytes);

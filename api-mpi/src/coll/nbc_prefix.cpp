@@ -50,7 +50,7 @@ int reduce_scatter(const char* function, const void* sendbuf, void* recvbuf, con
     return raise(comm, MPI_ERR_BUFFER, function, "null buffer");
   }
   auto schedule = new_schedule(*comm, persistent);
-  schedule->set_reduction(op, shape.basic);
+  schedule->set_reduction(op, shape.basic, shape.user_layout);
   std::byte* whole = schedule->scratch(total * instance_bytes);
   schedule->copy(schedule->send_view(source, total, shape.layout), whole, total * instance_bytes);
   schedule_reduce(*schedule, *comm, whole, total * shape.per_instance, shape.elem, op_commutative(op), 0);

@@ -2,6 +2,8 @@
 // them from the engine's completion callbacks.
 #include "coll/schedule.hpp"
 
+#include "op/op.hpp"
+
 #include <cstring>
 #include <memory>
 
@@ -93,7 +95,9 @@ void Schedule::run_local(const Step& step) {
   switch (step.kind) {
     case StepKind::Copy: std::memcpy(step.target, step.source, step.amount); break;
     case StepKind::Reduce:
-      if (apply_op(op_, reduce_type_, step.source, step.target, step.amount) != MPI_SUCCESS) {
+      if (user_layout_ != nullptr) {
+        reduce_in_layout(step);
+      } else if (apply_op(op_, reduce_type_, step.source, step.target, step.amount) != MPI_SUCCESS) {
         note_failure(Status::InvalidParam);
       }
       break;
@@ -104,6 +108,19 @@ void Schedule::run_local(const Step& step) {
     case StepKind::Send:
     case StepKind::Recv: break;
   }
+}
+
+void Schedule::reduce_in_layout(const Step& step) {
+  const DerivedType& type = *user_layout_;
+  const std::size_t bytes = step.amount * type.size;
+  LayoutBuffer operand(type, step.amount), accumulator(type, step.amount);
+  unpack_data(type, step.source, bytes, operand.origin(), step.amount);
+  unpack_data(type, step.target, bytes, accumulator.origin(), step.amount);
+  if (call_user_op(op_, reduce_type_, operand.origin(), accumulator.origin(), static_cast<int>(step.amount)) !=
+      MPI_SUCCESS) {
+    note_failure(Status::InvalidParam);
+  }
+  pack_data(type, accumulator.origin(), step.amount, step.target);
 }
 
 void Schedule::post(const Step& step, unsigned tag) {

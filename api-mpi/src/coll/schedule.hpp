@@ -43,9 +43,12 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   void copy(const void* source, void* target, std::size_t bytes);
   // inout = in op inout over `count` elements of the schedule's reduction type.
   void reduce(const void* in, void* inout, std::size_t count);
-  void set_reduction(MPI_Op op, MPI_Datatype type) {
+  // `user_layout`: a user operation on a derived type, whose operands are
+  // packed instances rebuilt in the type's layout for each call.
+  void set_reduction(MPI_Op op, MPI_Datatype type, std::shared_ptr<const DerivedType> user_layout = nullptr) {
     op_ = op;
     reduce_type_ = type;
+    user_layout_ = std::move(user_layout);
   }
   // Scratch memory the schedule owns (not zeroed), stable until it is destroyed.
   std::byte* scratch(std::size_t bytes);
@@ -82,6 +85,7 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   // callback resumes it.
   void advance();
   void run_local(const Step& step);
+  void reduce_in_layout(const Step& step);
   void post(const Step& step, unsigned tag);
   void note_failure(Status status);
   void finish();
@@ -97,6 +101,7 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   std::vector<Step> unpacks_;
   MPI_Op op_ = MPI_OP_NULL;
   MPI_Datatype reduce_type_ = MPI_DATATYPE_NULL;
+  std::shared_ptr<const DerivedType> user_layout_;
   bool reachable_ = true;
 
   std::size_t round_ = 0;

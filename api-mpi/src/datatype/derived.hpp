@@ -60,6 +60,29 @@ void pack_data(const DerivedType& type, const void* buffer, std::size_t count, v
 // Scatters the first `bytes` of `in` into `count` instances at `buffer`.
 void unpack_data(const DerivedType& type, const void* in, std::size_t bytes, void* buffer, std::size_t count) noexcept;
 
+// Storage for `count` instances of a type laid out as in a user buffer
+// (holes included), addressed from the type's origin: where user operations
+// on derived types see their operands.
+class LayoutBuffer {
+ public:
+  LayoutBuffer(const DerivedType& type, std::size_t count) {
+    if (count == 0) return;
+    MPI_Aint first = type.true_lb;
+    MPI_Aint last = type.true_lb + type.true_extent;
+    const MPI_Aint strides = static_cast<MPI_Aint>(count - 1) * type.extent;
+    (strides < 0 ? first : last) += strides;
+    storage_.resize(static_cast<std::size_t>(last - first) + 1);
+    shift_ = first;
+  }
+  // Where instance 0 starts (its lower bound may lie before the storage's first byte
+  // only by `shift_`, which the storage covers).
+  [[nodiscard]] void* origin() noexcept { return storage_.data() - shift_; }
+
+ private:
+  std::vector<char> storage_;
+  MPI_Aint shift_ = 0;
+};
+
 // Basic elements in `bytes` of a message of `type`; -1 when not whole.
 [[nodiscard]] long long elements_in(const DerivedType& type, std::size_t bytes) noexcept;
 

@@ -48,6 +48,7 @@ class RequestImpl final : public Request {
     released = false;
     needs_ack = false;
     has_callback = false;
+    cancel_requested = false;
     endpoint = nullptr;
     buffer = nullptr;
     length = 0;
@@ -84,6 +85,7 @@ class RequestImpl final : public Request {
   // The worker owns it and runs a callback when it ends (callback.hpp). No
   // caller holds such a request, so `user_data` carries its CallbackSlot.
   bool has_callback = false;
+  bool cancel_requested = false;  // send: its receiver was (or will be) asked to drop it
   unsigned flags = 0;
   Endpoint* endpoint = nullptr;
   void* buffer = nullptr;     // user buffer (send: const data)

@@ -53,6 +53,7 @@ void WorkerImpl::release(RequestImpl* request) noexcept {
 }
 
 Status WorkerImpl::cancel(RequestImpl* request) noexcept {
+  if (request->kind == RequestKind::Send && !request->done()) return cancel_send(request);
   if (request->kind != RequestKind::Recv || !request->expected.hook.linked()) return Status::Busy;
   // A sender that claimed it through the tag device is filling it now.
   if (!offload_.claim(&request->expected)) return Status::Busy;

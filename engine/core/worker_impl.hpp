@@ -82,6 +82,8 @@ class WorkerImpl {
   void complete(RequestImpl* request, Status status) noexcept;
   void release(RequestImpl* request) noexcept;
   [[nodiscard]] Status cancel(RequestImpl* request) noexcept;
+  // The send half of cancel (proto/send_cancel.cpp).
+  [[nodiscard]] Status cancel_send(RequestImpl* request) noexcept;
   // --- completion callbacks (core/callbacks.cpp)
   // The worker takes over `request`: the callback runs once it ends (at the
   // next progress if it has). NoMemory (the request is released) when no
@@ -262,6 +264,9 @@ bool on_eager_first(void* arg, const void* data, std::size_t length);
 bool on_eager_middle(void* arg, const void* data, std::size_t length);
 bool on_rndv_rts(void* arg, const void* data, std::size_t length);
 bool on_send_ack(void* arg, const void* data, std::size_t length);
+bool on_send_cancel(void* arg, const void* data, std::size_t length);
+bool on_send_canceled(void* arg, const void* data, std::size_t length);
+bool on_cancel_refused(void* arg, const void* data, std::size_t length);
 }  // namespace proto
 
 }  // namespace tern::engine

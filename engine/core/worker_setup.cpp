@@ -173,6 +173,9 @@ void WorkerImpl::register_am_handlers(transport::Iface& iface) {
   iface.set_am_handler(tag::kAmEagerMiddle, &proto::on_eager_middle, this);
   iface.set_am_handler(tag::kAmRndvRts, &proto::on_rndv_rts, this);
   iface.set_am_handler(tag::kAmSendAck, &proto::on_send_ack, this);
+  iface.set_am_handler(tag::kAmSendCancel, &proto::on_send_cancel, this);
+  iface.set_am_handler(tag::kAmSendCanceled, &proto::on_send_canceled, this);
+  iface.set_am_handler(tag::kAmCancelRefused, &proto::on_cancel_refused, this);
 }
 
 WorkerImpl::~WorkerImpl() {

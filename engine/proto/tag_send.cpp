@@ -202,7 +202,12 @@ Status WorkerImpl::send_progress(RequestImpl* r) {
 }
 
 void WorkerImpl::finish_send_step(RequestImpl* r, Status status) {
-  if (status == Status::InProgress) return;  // all out; the ack completes it
+  if (status == Status::InProgress) {
+    // All out; the ack completes it. A cancel asked for while fragments were
+    // still queued goes now, behind the last of them (proto/send_cancel.cpp).
+    if (TERN_UNLIKELY(r->cancel_requested)) send_control(r->endpoint, tag::kAmSendCancel, r->ack_id, uuid_);
+    return;
+  }
   complete(r, status);
 }
 

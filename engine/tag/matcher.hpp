@@ -59,6 +59,16 @@ class Matcher {
   // it is taken out of the queue.
   [[nodiscard]] UnexpectedEntry* find_unexpected(uint64_t tag, uint64_t mask, bool remove);
   void remove_unexpected(UnexpectedEntry* entry);
+  // The earliest arrived message for which `predicate` holds, or null
+  // (a walk of every unexpected message: for rare lookups, such as a
+  // sender's cancel).
+  template <typename Predicate>
+  [[nodiscard]] UnexpectedEntry* find_arrived(Predicate&& predicate) {
+    for (UnexpectedEntry* entry = arrivals_.front(); entry != nullptr; entry = arrivals_.next(entry)) {
+      if (predicate(*entry)) return entry;
+    }
+    return nullptr;
+  }
 
   [[nodiscard]] std::size_t expected_count() const noexcept { return expected_count_; }
   [[nodiscard]] std::size_t unexpected_count() const noexcept { return unexpected_count_; }

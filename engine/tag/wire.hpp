@@ -17,6 +17,9 @@ enum AmId : uint8_t {
   kAmEagerMiddle = 5, // later fragments: FragmentHeader + data
   kAmRndvRts = 6,     // rendezvous request to send: RtsHeader
   kAmSendAck = 7,     // completes a sender's request (after a rendezvous get or a sync match)
+  kAmSendCancel = 8,     // the sender asks to cancel a send still waiting for its receiver: SendCancelHeader
+  kAmSendCanceled = 9,   // the receiver dropped it unmatched: SendAckHeader
+  kAmCancelRefused = 10, // a receive had taken it; its ack comes as usual: SendAckHeader
 };
 
 struct EagerSyncHeader {
@@ -54,6 +57,10 @@ struct SendAckHeader {
   uint64_t receiver_uuid;  // the acknowledging worker: only the peer sent to may acknowledge
 };
 
+struct SendCancelHeader {
+  uint64_t sender_request;
+  uint64_t sender_uuid;  // the asking worker: only the sender may cancel its send
+};
 static_assert(std::is_trivially_copyable_v<EagerFirstHeader> && sizeof(EagerFirstHeader) == 32);
 static_assert(sizeof(RtsHeader) == 48 && sizeof(SendAckHeader) == 16);
 

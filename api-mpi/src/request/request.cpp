@@ -589,11 +589,15 @@ int PMPI_Cancel(MPI_Request* request) {
   if (TERN_UNLIKELY(kind == Lookup::Invalid || kind == Lookup::Null || kind == Lookup::Inactive)) {
     return raise(nullptr, MPI_ERR_REQUEST, kFunction, "invalid or inactive request %d", *request);
   }
-  // Receives not yet matched end canceled; a matched receive and every send
-  // complete normally (MPI allows a send to be not cancellable), and
+  // Receives not yet matched end canceled. So do sends no receive has
+  // matched yet: one still queued at once, one that waits for its receiver
+  // (rendezvous, synchronous) once the receiver has dropped it (the engine
+  // asks it; MPI_Wait returns either way). A matched receive or send, and a
+  // send that needs nothing more from its receiver (eager, all out; a
+  // buffered send, complete at once), complete normally, and
   // MPI_Test_cancelled then says false.
-  if (kind == Lookup::Slot && slot->kind == RequestKind::Recv && slot->engine != nullptr &&
-      !engine_done(slot->engine)) {
+  if (kind == Lookup::Slot && (slot->kind == RequestKind::Recv || slot->kind == RequestKind::Send) &&
+      slot->engine != nullptr && !engine_done(slot->engine)) {
     (void)g_state->worker->cancel(slot->engine);
   }
   return MPI_SUCCESS;

@@ -149,8 +149,12 @@ class Worker {
   // Progresses until the request is done, releases it, and returns its final
   // status (read request->info() before, if needed, by test() instead).
   [[nodiscard]] Status wait(Request* request);
-  // Cancels a receive not yet matched (it ends Canceled). Busy when the
-  // request can no longer be canceled (matched, or a send).
+  // Cancels a receive not yet matched (it ends Canceled); Busy when a
+  // message matched it already. For a send: Ok when it had not left (it
+  // ends Canceled); InProgress when it is out and waits for its receiver (a
+  // rendezvous or synchronous send): the receiver is asked, and the send
+  // ends Canceled if no receive had matched it, else as usual; Busy when it
+  // needs nothing more from the receiver (it completes as usual).
   [[nodiscard]] Status cancel(Request* request);
   // Gives a done request back to the worker.
   void release(Request* request);

@@ -13,6 +13,12 @@ void view_segments(const FileView& view, MPI_Offset data_start, MPI_Offset bytes
   out.clear();
   if (bytes <= 0) return;
   const DerivedType& map = *view.filetype_map;
+  // Tiles of one block as long as the extent abut: the data is one run (the
+  // default view, any etype-only view), found without a walk per tile.
+  if (map.blocks.size() == 1 && static_cast<MPI_Aint>(map.blocks[0].length) == map.extent) {
+    out.push_back(FileSegment{view.disp + map.blocks[0].offset + data_start, 0, bytes});
+    return;
+  }
   const auto tile_size = static_cast<MPI_Offset>(map.size);
   MPI_Offset tile = data_start / tile_size;
   MPI_Offset skip = data_start % tile_size;  // data bytes of the first tile before the start

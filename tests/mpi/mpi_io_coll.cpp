@@ -1,10 +1,10 @@
 // Collective MPI-IO (two-phase): a 3-D block decomposition written with
 // MPI_File_write_all through subarray views is byte-identical to the same
 // array written serially by one rank, and reads back into halo'd local
-// arrays; with the default hints and with two aggregators working in small
-// windows. Ranks interleaving fine-grained pieces (one with nothing to
-// write), reads past the end, errors every rank sees; split and
-// non-blocking collectives.
+// arrays; with the default hints (aggregation where the ranks' ranges
+// interleave) and with two aggregators always, working in small windows.
+// Ranks interleaving fine-grained pieces (one with nothing to write), reads
+// past the end, errors every rank sees; split and non-blocking collectives.
 #include <mpi.h>
 
 #include <algorithm>
@@ -273,6 +273,8 @@ int main(int argc, char** argv) {
     MPI_Info_create(&small);
     MPI_Info_set(small, "cb_nodes", "2");
     MPI_Info_set(small, "cb_buffer_size", "256");
+    MPI_Info_set(small, "romio_cb_write", "enable");  // aggregate even ranges that do not interleave
+    MPI_Info_set(small, "romio_cb_read", "enable");
     check_block_decomposition(dir, rank, size, MPI_INFO_NULL, "default");
     check_block_decomposition(dir, rank, size, small, "small_windows");
     check_darray(dir, rank, size);

@@ -10,13 +10,16 @@
 // Hints (MPI_File_open/set_info/set_view): cb_nodes, the number of
 // aggregators (default: every rank), spread evenly over the ranks;
 // cb_buffer_size, the window (default 16 MiB, at most 64 MiB);
-// romio_cb_write and romio_cb_read "disable": each rank moves its own
-// pieces, as independent I/O would (ROMIO's names, which programs set).
+// romio_cb_write and romio_cb_read (ROMIO's names, which programs set):
+// "enable" aggregates always, "disable" never (each rank moves its own
+// pieces, as independent I/O would), otherwise ("automatic") only when the
+// ranks' byte ranges interleave.
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "io/file.hpp"
 #include "state.hpp"
@@ -204,6 +207,20 @@ int exchange_round(File& file, const Plan& plan, MPI_Offset round, int rank, con
 
 // Bytes of a read's data that lie before the end of the file (a read past
 // the end delivers what is there, as an independent read does).
+// Whether the ranks' byte ranges (low, high, error triples; low -1: none)
+// overlap: only then does aggregation turn small writes into large ones.
+bool ranges_interleave(const std::vector<MPI_Offset>& all, int size) {
+  std::vector<std::pair<MPI_Offset, MPI_Offset>> ranges;
+  for (int r = 0; r < size; ++r) {
+    if (all[3 * r] >= 0) ranges.emplace_back(all[3 * r], all[3 * r + 1]);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  for (std::size_t i = 1; i < ranges.size(); ++i) {
+    if (ranges[i].first < ranges[i - 1].second) return true;
+  }
+  return false;
+}
+
 std::size_t bytes_before_end(const std::vector<FileSegment>& segments, MPI_Offset file_size) {
   std::size_t bytes = 0;
   for (const FileSegment& segment : segments) {
@@ -266,7 +283,10 @@ int collective_access(const char* function, MPI_File fh, Where where, void* buf,
   int error = 0;
   plan.end_of_file = end_of_file;
   const std::string* aggregation = hint(*file, write ? "romio_cb_write" : "romio_cb_read");
-  if (plan.low >= 0 && aggregation != nullptr && *aggregation == "disable") {
+  const bool aggregate = aggregation != nullptr && *aggregation == "enable"    ? true
+                         : aggregation != nullptr && *aggregation == "disable" ? false
+                                                                               : ranges_interleave(all, size);
+  if (plan.low >= 0 && !aggregate) {
     std::size_t done = 0;
     error = transfer_segments(*file, segments, packed.data(), write, done);
   } else if (plan.low >= 0) {

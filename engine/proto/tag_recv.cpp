@@ -7,6 +7,7 @@
 
 #include "core/address.hpp"
 #include "core/worker_impl.hpp"
+#include "proto/wire_read.hpp"
 #include "tag/wire.hpp"
 #include "tern/runtime/compiler.hpp"
 #include "tern/runtime/log.hpp"
@@ -14,15 +15,7 @@
 namespace tern::engine {
 namespace {
 
-// The header of a message of `length` bytes, copied out once: the bytes
-// may lie in memory the peer can still write. False when the message is
-// too short to hold one.
-template <typename Header>
-bool read_header(const void* data, std::size_t length, Header& header) {
-  if (TERN_UNLIKELY(length < sizeof(Header))) return false;
-  std::memcpy(&header, data, sizeof(header));
-  return true;
-}
+using proto::read_header;
 
 // Copies what fits; the status says whether the message was cut.
 void deliver_whole(WorkerImpl& worker, RequestImpl* r, uint64_t tag, const void* data, std::size_t length) {
@@ -356,33 +349,6 @@ bool on_eager_middle(void* arg, const void* data, std::size_t length) {
     return true;
   }
   return worker.reject(sender, "fragment with no message in progress", length);
-}
-
-bool on_send_ack(void* arg, const void* data, std::size_t length) {
-  auto& worker = *static_cast<WorkerImpl*>(arg);
-  constexpr const char* kWhat = "acknowledgement";
-  tag::SendAckHeader header;
-  if (TERN_UNLIKELY(!read_header(data, length, header))) return worker.reject(nullptr, kWhat, length);
-  Endpoint* acker = worker.find_endpoint(header.receiver_uuid);
-  if (TERN_UNLIKELY(acker == nullptr)) return worker.reject_unknown(header.receiver_uuid, kWhat, length);
-  // The id came from a peer: it must name a send of ours that waits for an
-  // acknowledgement from that very peer (complete() forgets it).
-  RequestImpl** waiting = worker.acks_.find(header.sender_request);
-  if (TERN_UNLIKELY(waiting == nullptr || (*waiting)->endpoint != acker)) {
-    return worker.reject(acker, "acknowledgement for no send waiting on it", length);
-  }
-  RequestImpl* r = *waiting;
-  if (r->protocol == SendProtocol::Fragments && r->offset < r->length) {
-    // Matched on its first fragment while later ones still wait in the send
-    // queue: the buffer is still ours to read. It is a plain send from here
-    // on, complete once its last fragment is out (send_progress).
-    worker.acks_.remove(r->ack_id);
-    r->ack_id = 0;
-    r->flags &= ~kSendSync;
-    return true;
-  }
-  worker.complete(r, Status::Ok);
-  return true;
 }
 
 }  // namespace proto

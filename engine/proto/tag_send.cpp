@@ -205,7 +205,7 @@ void WorkerImpl::finish_send_step(RequestImpl* r, Status status) {
   if (status == Status::InProgress) {
     // All out; the ack completes it. A cancel asked for while fragments were
     // still queued goes now, behind the last of them (proto/send_cancel.cpp).
-    if (TERN_UNLIKELY(r->cancel_requested)) send_control(r->endpoint, tag::kAmSendCancel, r->ack_id, uuid_);
+    if (TERN_UNLIKELY(r->cancel_requested) && r->ack_id != 0) send_control(r->endpoint, tag::kAmSendCancel, r->ack_id, uuid_);
     return;
   }
   complete(r, status);

@@ -8,33 +8,20 @@
 #include <cstdint>
 #include <vector>
 
+#include "self_worker_test.hpp"
 #include "tern/engine/worker.hpp"
 
 namespace tern::engine {
 namespace {
 
-class SendCancelTest : public ::testing::Test {
+class SendCancelTest : public SelfWorkerTest {
  protected:
-  void SetUp() override {
-    WorkerParams params;
-    params.job_id = "sc" + std::to_string(getpid());
-    params.config.transports = "self";
-    ASSERT_EQ(Worker::create(params, worker_), Status::Ok);
-    ASSERT_EQ(worker_->connect(worker_->address(), ep_), Status::Ok);
-  }
-
   // Progresses until `request` is done; its status.
   Status finish(Request* request) {
-    for (int i = 0; i < 100000; ++i) {
-      const Status status = worker_->test(request);
-      if (status != Status::InProgress) return status;
-      worker_->progress();
-    }
-    return Status::InProgress;
+    Status status = Status::InProgress;
+    progress_until([&] { return (status = worker_->test(request)) != Status::InProgress; });
+    return status;
   }
-
-  std::unique_ptr<Worker> worker_;
-  Endpoint* ep_ = nullptr;
 };
 
 TEST_F(SendCancelTest, UnmatchedSynchronousSendIsDroppedAndNeverReceived) {

@@ -295,6 +295,10 @@ TERN_MPI_API(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *resul
 /* Collective over comm: ranks with the same color form a communicator, ordered by (key, rank in comm);
  * MPI_UNDEFINED as the color gives MPI_COMM_NULL. */
 TERN_MPI_API(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
+/* MPI_COMM_TYPE_SHARED: the ranks of each host (they can share memory);
+ * MPI_UNDEFINED: MPI_COMM_NULL. The info hints are not read. */
+#define MPI_COMM_TYPE_SHARED 1
+TERN_MPI_API(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm))
 /* Collective over comm (same group everywhere): members of group get a communicator, others MPI_COMM_NULL. */
 TERN_MPI_API(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
 

@@ -174,6 +174,24 @@ int PMPI_Comm_split(MPI_Comm handle, int color, int key, MPI_Comm* newcomm) {
   return install_comm(kFunction, *comm, std::move(job_ranks), my_rank, context, newcomm);
 }
 
+int PMPI_Comm_split_type(MPI_Comm handle, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  constexpr const char* kFunction = "MPI_Comm_split_type";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  Comm* comm = nullptr;
+  if (int err = check_comm(kFunction, handle, comm); err != MPI_SUCCESS) return err;
+  if (newcomm == nullptr) return raise(comm, MPI_ERR_ARG, kFunction, "null newcomm argument");
+  (void)info;  // hints for the implementation's own split types; SHARED has none
+  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
+    return raise(comm, MPI_ERR_ARG, kFunction,
+                 "split_type %d is neither MPI_COMM_TYPE_SHARED nor MPI_UNDEFINED", split_type);
+  }
+  // The ranks of one host share a color: its first rank in the communicator
+  // (the host's leader of the node-aware collectives), the same view on
+  // every rank.
+  const int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : node_layout(*comm).leader_of[comm->rank];
+  return PMPI_Comm_split(handle, color, key, newcomm);
+}
+
 int PMPI_Comm_create(MPI_Comm handle, MPI_Group group, MPI_Comm* newcomm) {
   constexpr const char* kFunction = "MPI_Comm_create";
   if (g_state == nullptr) return not_initialized(kFunction);
@@ -272,6 +290,7 @@ MPI_Comm PMPI_Comm_f2c(MPI_Fint comm) { return comm; }
 #pragma weak MPI_Comm_size = PMPI_Comm_size
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 #pragma weak MPI_Comm_split = PMPI_Comm_split
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 #pragma weak MPI_Comm_free = PMPI_Comm_free
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare

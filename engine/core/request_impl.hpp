@@ -40,7 +40,7 @@ class RequestImpl final : public Request {
   RequestImpl() = default;
 
   void reset(WorkerImpl* owner, RequestKind request_kind) noexcept {
-    status_ = Status::InProgress;
+    status_.store(Status::InProgress, std::memory_order_relaxed);
     info_ = {};
     user_data = nullptr;
     worker = owner;
@@ -65,7 +65,7 @@ class RequestImpl final : public Request {
     final_status = Status::Ok;
   }
 
-  void set_status(Status status) noexcept { status_ = status; }
+  void set_status(Status status) noexcept { status_.store(status, std::memory_order_release); }
   TagRecvInfo& mutable_info() noexcept { return info_; }
 
   static RequestImpl* from(Request* request) noexcept { return static_cast<RequestImpl*>(request); }

@@ -32,7 +32,10 @@ TEST_F(SendCancelTest, UnmatchedSynchronousSendIsDroppedAndNeverReceived) {
     ASSERT_EQ(worker_->tag_send_nb(ep_, data.data(), length, 21, send, kSendSync), Status::InProgress);
     worker_->progress();  // it arrives, unexpected
     EXPECT_EQ(worker_->cancel(send), Status::InProgress);
-    EXPECT_EQ(worker_->cancel(send), Status::InProgress);  // asked once
+    // Asked once; a progress thread may have had the answer already.
+    const Status again = worker_->cancel(send);
+    EXPECT_TRUE(again == Status::InProgress || (again == Status::Busy && worker_->test(send) == Status::Canceled))
+        << to_string(again);
     EXPECT_EQ(finish(send), Status::Canceled);
     worker_->release(send);
     // What a receive on that tag gets now is the next message, not the canceled one.
@@ -67,6 +70,8 @@ TEST_F(SendCancelTest, MatchedSynchronousSendCompletesAsUsual) {
 TEST_F(SendCancelTest, ReceivePostedAfterTheCancelWinsTheRace) {
   // The cancel is on its way when a receive takes the message: the receive
   // has it, the receiver refuses the cancel, and the send ends as usual.
+  // With a progress thread the cancel may arrive first; then the message
+  // is gone and the receive takes the next one.
   int value = 9, received = 0;
   Request* send = nullptr;
   ASSERT_EQ(worker_->tag_send_nb(ep_, &value, sizeof(value), 23, send, kSendSync), Status::InProgress);
@@ -75,13 +80,23 @@ TEST_F(SendCancelTest, ReceivePostedAfterTheCancelWinsTheRace) {
   Request* recv = nullptr;
   const Status posted = worker_->tag_recv_nb(&received, sizeof(received), 23, kTagMaskAll, recv);
   ASSERT_TRUE(posted == Status::Ok || posted == Status::InProgress) << to_string(posted);
-  if (recv != nullptr) {
-    ASSERT_EQ(finish(recv), Status::Ok);
-    worker_->release(recv);
-  }
-  EXPECT_EQ(received, 9);
-  EXPECT_EQ(finish(send), Status::Ok);
+  const Status ended = finish(send);
   worker_->release(send);
+  if (threaded() && ended == Status::Canceled) {
+    const int next = 10;
+    ASSERT_EQ(worker_->tag_send(ep_, &next, sizeof(next), 23), Status::Ok);
+    if (recv != nullptr) {
+      ASSERT_EQ(finish(recv), Status::Ok);
+    }
+    EXPECT_EQ(received, 10);
+  } else {
+    EXPECT_EQ(ended, Status::Ok);
+    if (recv != nullptr) {
+      ASSERT_EQ(finish(recv), Status::Ok);
+    }
+    EXPECT_EQ(received, 9);
+  }
+  if (recv != nullptr) worker_->release(recv);
 }
 
 TEST_F(SendCancelTest, UnmatchedRendezvousSendIsDropped) {

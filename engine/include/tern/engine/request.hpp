@@ -3,6 +3,7 @@
 // it back), or test() until done and then release() it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -21,9 +22,12 @@ class Request {
   Request(const Request&) = delete;
   Request& operator=(const Request&) = delete;
 
-  [[nodiscard]] bool done() const noexcept { return status_ != Status::InProgress; }
+  // Safe from any thread without the worker's lock (a thread-safe worker
+  // completes requests under it): the status is published last, so once
+  // done() is true the info and the data are in place. On x86 a plain load.
+  [[nodiscard]] bool done() const noexcept { return status_.load(std::memory_order_acquire) != Status::InProgress; }
   // InProgress until done; then Ok or the error it ended with.
-  [[nodiscard]] Status status() const noexcept { return status_; }
+  [[nodiscard]] Status status() const noexcept { return status_.load(std::memory_order_acquire); }
   // For receives: the matched message's tag and length (valid once done).
   [[nodiscard]] const TagRecvInfo& info() const noexcept { return info_; }
 
@@ -34,7 +38,7 @@ class Request {
   Request() = default;
   ~Request() = default;
 
-  Status status_ = Status::InProgress;
+  std::atomic<Status> status_{Status::InProgress};
   TagRecvInfo info_;
 };
 

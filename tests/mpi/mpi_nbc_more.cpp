@@ -40,7 +40,7 @@ void gather_scatter(int count) {
     if (rank == root) CHECK(got == expect);
     // In place at the root: its part is already in its slot.
     Ints in_place(at(count * size), -3);
-    if (rank == root) std::memcpy(in_place.data() + count * root, mine.data(), at(count) * sizeof(int));
+    if (rank == root && count > 0) std::memcpy(in_place.data() + count * root, mine.data(), at(count) * sizeof(int));
     CHECK(MPI_Igather(rank == root ? MPI_IN_PLACE : mine.data(), count, MPI_INT, in_place.data(), count, MPI_INT, root,
                       MPI_COMM_WORLD, &request) == MPI_SUCCESS);
     wait(request);
@@ -92,7 +92,7 @@ void allgather_alltoall(int count) {
   wait(request);
   CHECK(got == expect);
   Ints in_place(at(count * size), -2);
-  std::memcpy(in_place.data() + count * rank, mine.data(), at(count) * sizeof(int));
+  if (count > 0) std::memcpy(in_place.data() + count * rank, mine.data(), at(count) * sizeof(int));
   CHECK(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, in_place.data(), count, MPI_INT, MPI_COMM_WORLD,
                        &request) == MPI_SUCCESS);
   wait(request);

@@ -212,7 +212,6 @@ struct State {
   engine::Worker* worker = nullptr;
   int thread_level = MPI_THREAD_SINGLE;
   bool multiple = false;
-  bool engine_locked = false;  // a thread besides the caller's may complete engine requests
   std::thread::id main_thread;
   runtime::WaitMode wait_mode = runtime::WaitMode::Adaptive;
   std::size_t spin_count = 20000;

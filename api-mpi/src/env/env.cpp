@@ -87,10 +87,6 @@ int initialize(const char* function, int required, int* provided) {
     start_failed(function, "cannot start: " + error + " (" + to_string(s) + ")");
   }
   state->worker = &state->job->worker();
-  // A progress thread completes requests behind the program's back: their
-  // state is then read under the worker's lock, whatever the thread level
-  // (the worker itself is thread-safe whenever the thread runs).
-  state->engine_locked = state->multiple || state->worker->progress_mode() != runtime::ProgressMode::Caller;
   const unsigned size = state->job->size();
   const unsigned rank = state->job->rank();
   if (size > static_cast<unsigned>(kMaxCommSize)) {

@@ -24,14 +24,8 @@ struct shared {
   double *latency;   /* per sender thread, for the current size */
 };
 
-struct thread_arg {
-  struct shared *shared;
-  int id;
-};
-
-static void *run(void *opaque) {
-  struct thread_arg *arg = opaque;
-  struct shared *sh = arg->shared;
+static void run(int id, void *context) {
+  struct shared *sh = context;
   char *send_buffer = osu_alloc_buffer(sh->options.max_size, 'a');
   char *recv_buffer = osu_alloc_buffer(sh->options.max_size, 'b');
   if (send_buffer == NULL || recv_buffer == NULL) {
@@ -44,26 +38,26 @@ static void *run(void *opaque) {
     const int skip = large ? sh->options.skip_large : sh->options.skip;
     const int count = (int)bytes;
     /* Thread 0 synchronizes the ranks; then all threads start together. */
-    if (arg->id == 0) MPI_Barrier(MPI_COMM_WORLD);
+    if (id == 0) MPI_Barrier(MPI_COMM_WORLD);
     pthread_barrier_wait(&sh->barrier);
     if (sh->rank == 0) {
       double start = 0;
       for (int i = 0; i < iterations + skip; ++i) {
         if (i == skip) start = MPI_Wtime();
-        MPI_Send(send_buffer, count, MPI_CHAR, 1, arg->id, MPI_COMM_WORLD);
-        MPI_Recv(recv_buffer, count, MPI_CHAR, 1, arg->id, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(send_buffer, count, MPI_CHAR, 1, id, MPI_COMM_WORLD);
+        MPI_Recv(recv_buffer, count, MPI_CHAR, 1, id, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       }
-      sh->latency[arg->id] = (MPI_Wtime() - start) * 1e6 / (2.0 * iterations);
+      sh->latency[id] = (MPI_Wtime() - start) * 1e6 / (2.0 * iterations);
     } else {
       for (int i = 0; i < iterations + skip; ++i) {
-        for (int tag = arg->id; tag < sh->senders; tag += sh->receivers) {
+        for (int tag = id; tag < sh->senders; tag += sh->receivers) {
           MPI_Recv(recv_buffer, count, MPI_CHAR, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
           MPI_Send(send_buffer, count, MPI_CHAR, 0, tag, MPI_COMM_WORLD);
         }
       }
     }
     pthread_barrier_wait(&sh->barrier);
-    if (sh->rank == 0 && arg->id == 0) {
+    if (sh->rank == 0 && id == 0) {
       double sum = 0;
       for (int t = 0; t < sh->senders; ++t) sum += sh->latency[t];
       printf("%-10zu%*.*f\n", bytes, OSU_FIELD_WIDTH, OSU_FLOAT_PRECISION, sum / sh->senders);
@@ -73,7 +67,6 @@ static void *run(void *opaque) {
   }
   free(send_buffer);
   free(recv_buffer);
-  return NULL;
 }
 
 int main(int argc, char **argv) {
@@ -107,9 +100,7 @@ int main(int argc, char **argv) {
   if (sh.receivers > sh.senders) sh.receivers = sh.senders; /* extra receivers would have nothing to do */
   sh.threads = rank == 0 ? sh.senders : sh.receivers;
   sh.latency = calloc((size_t)sh.senders, sizeof(double));
-  pthread_t *threads = malloc(sizeof(pthread_t) * (size_t)sh.threads);
-  struct thread_arg *args = malloc(sizeof(struct thread_arg) * (size_t)sh.threads);
-  if (sh.latency == NULL || threads == NULL || args == NULL ||
+  if (sh.latency == NULL ||
       pthread_barrier_init(&sh.barrier, NULL, (unsigned)sh.threads) != 0) {
     fprintf(stderr, "osu_latency_mt: no memory for %d threads\n", sh.threads);
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -121,18 +112,8 @@ int main(int argc, char **argv) {
     printf("%-10s%*s\n", "# Size", OSU_FIELD_WIDTH, "Latency (us)");
     fflush(stdout);
   }
-  for (int t = 0; t < sh.threads; ++t) {
-    args[t].shared = &sh;
-    args[t].id = t;
-    if (pthread_create(&threads[t], NULL, run, &args[t]) != 0) {
-      fprintf(stderr, "osu_latency_mt: cannot start thread %d\n", t);
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-  }
-  for (int t = 0; t < sh.threads; ++t) pthread_join(threads[t], NULL);
+  osu_run_threads("osu_latency_mt", sh.threads, run, &sh);
   pthread_barrier_destroy(&sh.barrier);
-  free(args);
-  free(threads);
   free(sh.latency);
   MPI_Finalize();
   return 0;

@@ -32,11 +32,6 @@ struct shared {
   double *end;   /* and when it finished them */
 };
 
-struct thread_arg {
-  struct shared *shared;
-  int id;
-};
-
 static void send_windows(struct shared *sh, int tag, char *buffer, int count, MPI_Request *requests, int rounds) {
   char ack[4];
   for (int i = 0; i < rounds; ++i) {
@@ -57,9 +52,8 @@ static void receive_windows(struct shared *sh, int tag, char *buffer, int count,
   MPI_Send(ack, 4, MPI_CHAR, 0, kAckTagBase + tag, MPI_COMM_WORLD);
 }
 
-static void *run(void *opaque) {
-  struct thread_arg *arg = opaque;
-  struct shared *sh = arg->shared;
+static void run(int id, void *context) {
+  struct shared *sh = context;
   char *buffer = osu_alloc_buffer(sh->options.max_size, sh->rank == 0 ? 'a' : 'b');
   MPI_Request *requests = malloc(sizeof(MPI_Request) * (size_t)sh->options.window);
   if (buffer == NULL || requests == NULL) {
@@ -71,23 +65,23 @@ static void *run(void *opaque) {
     const int iterations = large ? sh->options.iterations_large : sh->options.iterations;
     const int skip = large ? sh->options.skip_large : sh->options.skip;
     const int count = (int)bytes;
-    if (arg->id == 0) MPI_Barrier(MPI_COMM_WORLD);
+    if (id == 0) MPI_Barrier(MPI_COMM_WORLD);
     pthread_barrier_wait(&sh->barrier);
     if (sh->rank == 0) {
-      send_windows(sh, arg->id, buffer, count, requests, skip);
+      send_windows(sh, id, buffer, count, requests, skip);
       pthread_barrier_wait(&sh->barrier);
-      sh->start[arg->id] = MPI_Wtime();
-      send_windows(sh, arg->id, buffer, count, requests, iterations);
-      sh->end[arg->id] = MPI_Wtime();
+      sh->start[id] = MPI_Wtime();
+      send_windows(sh, id, buffer, count, requests, iterations);
+      sh->end[id] = MPI_Wtime();
     } else {
       for (int i = 0; i < iterations + skip; ++i) {
-        for (int tag = arg->id; tag < sh->senders; tag += sh->receivers) {
+        for (int tag = id; tag < sh->senders; tag += sh->receivers) {
           receive_windows(sh, tag, buffer, count, requests);
         }
       }
     }
     pthread_barrier_wait(&sh->barrier);
-    if (sh->rank == 0 && arg->id == 0) {
+    if (sh->rank == 0 && id == 0) {
       /* All the threads' messages over the span from the first start to the
        * last end: threads that took turns do not add up to more than one. */
       double first = sh->start[0], last = sh->end[0];
@@ -104,7 +98,6 @@ static void *run(void *opaque) {
   }
   free(requests);
   free(buffer);
-  return NULL;
 }
 
 int main(int argc, char **argv) {
@@ -133,9 +126,7 @@ int main(int argc, char **argv) {
   sh.threads = rank == 0 ? sh.senders : sh.receivers;
   sh.start = calloc((size_t)sh.senders, sizeof(double));
   sh.end = calloc((size_t)sh.senders, sizeof(double));
-  pthread_t *threads = malloc(sizeof(pthread_t) * (size_t)sh.threads);
-  struct thread_arg *args = malloc(sizeof(struct thread_arg) * (size_t)sh.threads);
-  if (sh.start == NULL || sh.end == NULL || threads == NULL || args == NULL ||
+  if (sh.start == NULL || sh.end == NULL ||
       pthread_barrier_init(&sh.barrier, NULL, (unsigned)sh.threads) != 0) {
     fprintf(stderr, "osu_mr_mt: no memory for %d threads\n", sh.threads);
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -147,18 +138,8 @@ int main(int argc, char **argv) {
     printf("%-10s%*s%*s\n", "# Size", OSU_FIELD_WIDTH, "MB/s", OSU_FIELD_WIDTH, "Messages/s");
     fflush(stdout);
   }
-  for (int t = 0; t < sh.threads; ++t) {
-    args[t].shared = &sh;
-    args[t].id = t;
-    if (pthread_create(&threads[t], NULL, run, &args[t]) != 0) {
-      fprintf(stderr, "osu_mr_mt: cannot start thread %d\n", t);
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-  }
-  for (int t = 0; t < sh.threads; ++t) pthread_join(threads[t], NULL);
+  osu_run_threads("osu_mr_mt", sh.threads, run, &sh);
   pthread_barrier_destroy(&sh.barrier);
-  free(args);
-  free(threads);
   free(sh.start);
   free(sh.end);
   MPI_Finalize();

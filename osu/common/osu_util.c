@@ -6,6 +6,7 @@
 #include "osu_util.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,4 +110,35 @@ int osu_begin(int argc, char **argv, const char *name, struct osu_options *optio
   if (parsed == OSU_PARSE_OK) return -1;
   MPI_Finalize();
   return parsed == OSU_PARSE_HELP ? 0 : 1;
+}
+
+struct osu_thread {
+  void (*body)(int id, void *context);
+  void *context;
+  int id;
+};
+
+static void *osu_thread_main(void *opaque) {
+  struct osu_thread *thread = opaque;
+  thread->body(thread->id, thread->context);
+  return NULL;
+}
+
+void osu_run_threads(const char *name, int count, void (*body)(int id, void *context), void *context) {
+  pthread_t *threads = malloc(sizeof(pthread_t) * (size_t)count);
+  struct osu_thread *slots = malloc(sizeof(struct osu_thread) * (size_t)count);
+  if (threads == NULL || slots == NULL) {
+    fprintf(stderr, "%s: no memory for %d threads\n", name, count);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  for (int t = 0; t < count; ++t) {
+    slots[t] = (struct osu_thread){body, context, t};
+    if (pthread_create(&threads[t], NULL, osu_thread_main, &slots[t]) != 0) {
+      fprintf(stderr, "%s: cannot start thread %d\n", name, t);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+  for (int t = 0; t < count; ++t) pthread_join(threads[t], NULL);
+  free(slots);
+  free(threads);
 }

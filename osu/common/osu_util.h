@@ -54,4 +54,8 @@ int osu_begin(int argc, char **argv, const char *name, struct osu_options *optio
 /* Page-aligned buffer of `size` bytes filled with `fill`; null when out of memory. */
 void *osu_alloc_buffer(size_t size, int fill);
 
+/* Runs body(id, context) on `count` threads, id 0 to count - 1, and waits for
+ * them all; a thread that cannot start aborts the job, naming `name`. */
+void osu_run_threads(const char *name, int count, void (*body)(int id, void *context), void *context);
+
 #endif

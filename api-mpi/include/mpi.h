@@ -221,8 +221,9 @@ TERN_MPI_API(int, Comm_size, (MPI_Comm comm, int *size))
 TERN_MPI_API(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
 TERN_MPI_API(int, Comm_free, (MPI_Comm *comm))
 TERN_MPI_API(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
-/* Predefined keys only; attribute_val receives a pointer to an int. */
-TERN_MPI_API(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag))
+/* Attribute caching (MPI_Comm_get_attr, keyvals) and datatype decoding (declared with TERN_MPI_API, inside
+ * this extern "C"). */
+#include "mpi_attributes.h"
 
 /* --- Point-to-point */
 TERN_MPI_API(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "attr/attributes.hpp"
 #include "datatype/derived.hpp"
 #include "handle.hpp"
 #include "mpi.h"
@@ -82,6 +83,7 @@ struct Comm {
   std::string name;  // MPI_Comm_set_name
   std::vector<std::pair<std::string, std::string>> info;  // MPI_Comm_set_info's hints, as set
   std::shared_ptr<const CartTopology> cart;  // MPI_Cart_create's; null: no topology
+  AttributeList attributes;  // MPI_Comm_set_attr's (attr/comm_attributes.cpp)
 };
 
 inline constexpr int kMaxComms = 4096;

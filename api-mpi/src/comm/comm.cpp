@@ -1,6 +1,6 @@
 // Communicators: rank, size, duplication, splitting and creation from a group
 // (each a fresh matching context agreed by every member of the parent),
-// freeing, comparison and the predefined attributes.
+// freeing (attributes copied and deleted through attr/) and comparison.
 #include <algorithm>
 #include <cstdio>
 
@@ -86,14 +86,13 @@ int install_comm(const char* function, const Comm& parent, std::vector<unsigned>
   return MPI_SUCCESS;
 }
 
-// Shared by every attribute query: MPI hands out pointers to these.
-int attr_tag_ub = kTagUb;
-int attr_host = MPI_PROC_NULL;
-int attr_io = MPI_ANY_SOURCE;
-int attr_wtime_is_global = 0;
-int attr_universe_size = 0;
-int attr_appnum = 0;
-int attr_lastusedcode = MPI_ERR_LASTCODE;
+// Releases a communicator's slot; its handle then names nothing.
+void drop_comm(MPI_Comm handle) {
+  StateGuard guard(*g_state);
+  const int slot = CommHandle::slot(handle);
+  g_state->comm_generations[slot] = CommHandle::next(g_state->comm_generations[slot]);
+  g_state->comms[slot].reset();
+}
 
 }  // namespace
 }  // namespace tern::mpi
@@ -133,10 +132,22 @@ int PMPI_Comm_dup(MPI_Comm handle, MPI_Comm* newcomm) {
     return err;
   }
   // A duplicate keeps the topology and the hints (not the name).
-  StateGuard guard(*g_state);
-  Comm* copy = find_comm(*newcomm);
-  copy->cart = comm->cart;
-  copy->info = comm->info;
+  Comm* copy = nullptr;
+  {
+    StateGuard guard(*g_state);
+    copy = find_comm(*newcomm);
+    copy->cart = comm->cart;
+    copy->info = comm->info;
+  }
+  // Its attributes are what their keyvals' copy callbacks make of the
+  // parent's; one failing undoes the duplicate (run outside the state's
+  // lock: callbacks may communicate).
+  if (int err = attr_copy(AttrObject::Comm, handle, comm->attributes, copy->attributes); err != MPI_SUCCESS) {
+    (void)attr_delete_all(AttrObject::Comm, *newcomm, copy->attributes);
+    drop_comm(*newcomm);
+    *newcomm = MPI_COMM_NULL;
+    return raise(comm, err, "MPI_Comm_dup", "an attribute copy callback returned error %d", err);
+  }
   return MPI_SUCCESS;
 }
 
@@ -227,10 +238,12 @@ int PMPI_Comm_free(MPI_Comm* handle) {
   if (comm->predefined) {
     return raise(comm, MPI_ERR_COMM, "MPI_Comm_free", "cannot free a predefined communicator (%d)", *handle);
   }
-  StateGuard guard(*g_state);
-  const int slot = CommHandle::slot(*handle);
-  g_state->comm_generations[slot] = CommHandle::next(g_state->comm_generations[slot]);
-  g_state->comms[slot].reset();
+  // The attributes go first; a delete callback that fails keeps the
+  // communicator (and the attributes not yet deleted).
+  if (int err = attr_delete_all(AttrObject::Comm, *handle, comm->attributes); err != MPI_SUCCESS) {
+    return raise(comm, err, "MPI_Comm_free", "an attribute delete callback returned error %d", err);
+  }
+  drop_comm(*handle);
   *handle = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
@@ -255,34 +268,6 @@ int PMPI_Comm_compare(MPI_Comm handle1, MPI_Comm handle2, int* result) {
   return MPI_SUCCESS;
 }
 
-int PMPI_Comm_get_attr(MPI_Comm handle, int keyval, void* attribute_val, int* flag) {
-  if (g_state == nullptr) return not_initialized("MPI_Comm_get_attr");
-  Comm* comm = nullptr;
-  if (int err = check_comm("MPI_Comm_get_attr", handle, comm); err != MPI_SUCCESS) return err;
-  if (attribute_val == nullptr || flag == nullptr) {
-    return raise(comm, MPI_ERR_ARG, "MPI_Comm_get_attr", "null argument");
-  }
-  int* value = nullptr;
-  switch (keyval) {
-    case MPI_TAG_UB: value = &attr_tag_ub; break;
-    case MPI_HOST: value = &attr_host; break;
-    case MPI_IO: value = &attr_io; break;
-    case MPI_WTIME_IS_GLOBAL: value = &attr_wtime_is_global; break;
-    case MPI_UNIVERSE_SIZE:
-      attr_universe_size = static_cast<int>(g_state->job->size());
-      value = &attr_universe_size;
-      break;
-    case MPI_APPNUM: value = &attr_appnum; break;
-    case MPI_LASTUSEDCODE: value = &attr_lastusedcode; break;
-    default:
-      // User keyvals do not exist in this subset, so no key can be set.
-      return raise(comm, MPI_ERR_KEYVAL, "MPI_Comm_get_attr", "invalid attribute key %d", keyval);
-  }
-  *static_cast<int**>(attribute_val) = value;
-  *flag = 1;
-  return MPI_SUCCESS;
-}
-
 MPI_Fint PMPI_Comm_c2f(MPI_Comm comm) { return comm; }
 MPI_Comm PMPI_Comm_f2c(MPI_Fint comm) { return comm; }
 
@@ -294,7 +279,6 @@ MPI_Comm PMPI_Comm_f2c(MPI_Fint comm) { return comm; }
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 #pragma weak MPI_Comm_free = PMPI_Comm_free
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
-#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
 #pragma weak MPI_Comm_c2f = PMPI_Comm_c2f
 #pragma weak MPI_Comm_f2c = PMPI_Comm_f2c
 

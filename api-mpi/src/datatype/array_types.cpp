@@ -3,7 +3,8 @@
 // cyclic distribution). Both are built from the other constructors: per
 // dimension, fastest first, the runs of indices kept (hindexed over the
 // faster dimensions' type), resized to the whole dimension, so the result
-// spans the whole array as the standard defines the extent.
+// spans the whole array as the standard defines the extent; the result then
+// records the call that made it (MPI_Type_get_contents).
 #include <algorithm>
 #include <vector>
 
@@ -108,7 +109,14 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
   }
   auto old = describe_type(oldtype);
   if (old == nullptr) return raise(nullptr, MPI_ERR_TYPE, kFunction, "invalid datatype %d", oldtype);
-  return build_array_type(ndims, sizes, runs, order, oldtype, old->extent, newtype);
+  if (int err = build_array_type(ndims, sizes, runs, order, oldtype, old->extent, newtype); err != MPI_SUCCESS) {
+    return err;
+  }
+  TypeContents contents{MPI_COMBINER_SUBARRAY, {ndims}, {}, {old}};
+  for (const int* array : {sizes, subsizes, starts}) contents.ints.insert(contents.ints.end(), array, array + ndims);
+  contents.ints.push_back(order);
+  record_contents(*newtype, std::move(contents));
+  return MPI_SUCCESS;
 }
 
 int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
@@ -149,7 +157,16 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], c
   }
   auto old = describe_type(oldtype);
   if (old == nullptr) return raise(nullptr, MPI_ERR_TYPE, kFunction, "invalid datatype %d", oldtype);
-  return build_array_type(ndims, gsizes, runs, order, oldtype, old->extent, newtype);
+  if (int err = build_array_type(ndims, gsizes, runs, order, oldtype, old->extent, newtype); err != MPI_SUCCESS) {
+    return err;
+  }
+  TypeContents contents{MPI_COMBINER_DARRAY, {size, rank, ndims}, {}, {old}};
+  for (const int* array : {gsizes, distribs, dargs, psizes}) {
+    contents.ints.insert(contents.ints.end(), array, array + ndims);
+  }
+  contents.ints.push_back(order);
+  record_contents(*newtype, std::move(contents));
+  return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray

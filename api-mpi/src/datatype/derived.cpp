@@ -9,6 +9,7 @@
 #include <limits>
 #include <mutex>
 #include <new>
+#include <type_traits>
 
 #include "op/op.hpp"
 #include "state.hpp"
@@ -226,7 +227,9 @@ int check_ctor(const char* function, int count, MPI_Datatype* newtype, std::shar
   return MPI_SUCCESS;
 }
 
-int publish(const char* function, std::shared_ptr<DerivedType> type, MPI_Datatype* newtype) {
+int publish(const char* function, std::shared_ptr<DerivedType> type, TypeContents contents,
+            MPI_Datatype* newtype) {
+  type->contents = std::move(contents);
   const MPI_Datatype handle = add_type(std::move(type));
   if (handle == MPI_DATATYPE_NULL) return raise(nullptr, MPI_ERR_NO_MEM, function, "too many datatypes");
   *newtype = handle;
@@ -246,18 +249,45 @@ int build_indexed(const char* function, int count, const int blocklengths[], int
   if (blocklengths == nullptr && fixed < 0) {
     return raise(nullptr, MPI_ERR_ARG, function, "invalid blocklength %d", fixed);
   }
+  // Contents: count, the block lengths (or the one), then the
+  // displacements among the integers or the addresses, by their type.
+  constexpr bool kBytes = std::is_same_v<Disp, MPI_Aint>;
+  TypeContents contents;
+  contents.combiner = blocklengths != nullptr ? (kBytes ? MPI_COMBINER_HINDEXED : MPI_COMBINER_INDEXED)
+                                              : (kBytes ? MPI_COMBINER_HINDEXED_BLOCK : MPI_COMBINER_INDEXED_BLOCK);
+  contents.ints.push_back(count);
+  if (blocklengths == nullptr) contents.ints.push_back(fixed);
+  contents.types.push_back(old);
   Builder b;
   for (int i = 0; i < count; ++i) {
     const int length = blocklengths != nullptr ? blocklengths[i] : fixed;
     if (length < 0) return raise(nullptr, MPI_ERR_ARG, function, "invalid blocklength %d at index %d", length, i);
     b.add(*old, static_cast<MPI_Aint>(displs[i]) * unit, static_cast<std::size_t>(length));
+    if (blocklengths != nullptr) contents.ints.push_back(length);
   }
-  return publish(function, b.finish(false), newtype);
+  for (int i = 0; i < count; ++i) {
+    if constexpr (kBytes) {
+      contents.aints.push_back(displs[i]);
+    } else {
+      contents.ints.push_back(displs[i]);
+    }
+  }
+  return publish(function, b.finish(false), std::move(contents), newtype);
 }
 
 }  // namespace
 
 std::shared_ptr<const DerivedType> describe_type(MPI_Datatype type) { return find_mutable(type); }
+
+std::shared_ptr<DerivedType> describe_type_mutable(MPI_Datatype type) { return find_mutable(type); }
+
+void record_contents(MPI_Datatype type, TypeContents contents) {
+  if (std::shared_ptr<DerivedType> t = find_mutable(type); t != nullptr && !t->predefined) {
+    t->contents = std::move(contents);
+  }
+}
+
+MPI_Datatype publish_copy(const DerivedType& type) { return add_type(std::make_shared<DerivedType>(type)); }
 
 void pack_data(const DerivedType& type, const void* buffer, std::size_t count, void* out) noexcept {
   const char* in = static_cast<const char*>(buffer);
@@ -324,22 +354,23 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
   if (int err = check_ctor(kFunction, count, newtype, &old, oldtype); err != MPI_SUCCESS) return err;
   Builder b;
   b.add(*old, 0, static_cast<std::size_t>(count));
-  return publish(kFunction, b.finish(false), newtype);
+  return publish(kFunction, b.finish(false), TypeContents{MPI_COMBINER_CONTIGUOUS, {count}, {}, {old}}, newtype);
 }
 
 static int vector_common(const char* function, int count, int blocklength, MPI_Aint stride_bytes,
-                         const DerivedType& old, MPI_Datatype* newtype) {
+                         const DerivedType& old, TypeContents contents, MPI_Datatype* newtype) {
   if (blocklength < 0) return raise(nullptr, MPI_ERR_ARG, function, "invalid blocklength %d", blocklength);
   Builder b;
   for (int i = 0; i < count; ++i) b.add(old, static_cast<MPI_Aint>(i) * stride_bytes, static_cast<std::size_t>(blocklength));
-  return publish(function, b.finish(false), newtype);
+  return publish(function, b.finish(false), std::move(contents), newtype);
 }
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   constexpr const char* kFunction = "MPI_Type_vector";
   std::shared_ptr<const DerivedType> old;
   if (int err = check_ctor(kFunction, count, newtype, &old, oldtype); err != MPI_SUCCESS) return err;
-  return vector_common(kFunction, count, blocklength, static_cast<MPI_Aint>(stride) * old->extent, *old, newtype);
+  return vector_common(kFunction, count, blocklength, static_cast<MPI_Aint>(stride) * old->extent, *old,
+                       TypeContents{MPI_COMBINER_VECTOR, {count, blocklength, stride}, {}, {old}}, newtype);
 }
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
@@ -347,7 +378,8 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
   constexpr const char* kFunction = "MPI_Type_create_hvector";
   std::shared_ptr<const DerivedType> old;
   if (int err = check_ctor(kFunction, count, newtype, &old, oldtype); err != MPI_SUCCESS) return err;
-  return vector_common(kFunction, count, blocklength, stride, *old, newtype);
+  return vector_common(kFunction, count, blocklength, stride, *old,
+                       TypeContents{MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}, {old}}, newtype);
 }
 
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
@@ -393,8 +425,9 @@ int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint 
     return raise(nullptr, MPI_ERR_ARG, kFunction, "null array argument");
   }
   Builder b;
+  TypeContents contents{MPI_COMBINER_STRUCT, {count}, {}, {}};
   for (int i = 0; i < count; ++i) {
-    const std::shared_ptr<const DerivedType> old = describe_type(types[i]);
+    std::shared_ptr<const DerivedType> old = describe_type(types[i]);
     if (old == nullptr) {
       return raise(nullptr, MPI_ERR_TYPE, kFunction, "invalid datatype %d at index %d", types[i], i);
     }
@@ -402,8 +435,11 @@ int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint 
       return raise(nullptr, MPI_ERR_ARG, kFunction, "invalid blocklength %d at index %d", blocklengths[i], i);
     }
     b.add(*old, displacements[i], static_cast<std::size_t>(blocklengths[i]));
+    contents.ints.push_back(blocklengths[i]);
+    contents.aints.push_back(displacements[i]);
+    contents.types.push_back(std::move(old));
   }
-  return publish(kFunction, b.finish(true), newtype);
+  return publish(kFunction, b.finish(true), std::move(contents), newtype);
 }
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
@@ -418,7 +454,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
   t->name.clear();
   t->contiguous = (t->blocks.empty() && extent == 0) ||
                   (t->blocks.size() == 1 && t->blocks[0].offset == 0 && static_cast<MPI_Aint>(t->size) == extent);
-  return publish(kFunction, std::move(t), newtype);
+  return publish(kFunction, std::move(t), TypeContents{MPI_COMBINER_RESIZED, {}, {lb, extent}, {old}}, newtype);
 }
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
@@ -429,7 +465,19 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   t->predefined = false;
   t->committed = old->committed;
   t->name.clear();
-  return publish(kFunction, std::move(t), newtype);
+  if (int err = publish(kFunction, std::move(t), TypeContents{MPI_COMBINER_DUP, {}, {}, {old}}, newtype);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  // The duplicate's attributes are what their copy callbacks make of the
+  // old type's; one failing undoes the duplicate.
+  std::shared_ptr<DerivedType> copy = find_mutable(*newtype);
+  if (int err = attr_copy(AttrObject::Datatype, oldtype, old->attributes, copy->attributes); err != MPI_SUCCESS) {
+    (void)attr_delete_all(AttrObject::Datatype, *newtype, copy->attributes);
+    (void)PMPI_Type_free(newtype);
+    return raise(nullptr, err, kFunction, "an attribute copy callback returned error %d", err);
+  }
+  return MPI_SUCCESS;
 }
 
 int PMPI_Type_commit(MPI_Datatype* datatype) {
@@ -449,6 +497,13 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
   if (datatype == nullptr) return raise(nullptr, MPI_ERR_ARG, kFunction, "null datatype argument");
   if (!is_derived_handle(*datatype)) {
     return raise(nullptr, MPI_ERR_TYPE, kFunction, "datatype %d is predefined or invalid", *datatype);
+  }
+  // The attributes go first, outside the table's lock (delete callbacks may
+  // use datatypes); one failing keeps the type.
+  if (std::shared_ptr<DerivedType> type = find_mutable(*datatype); type != nullptr) {
+    if (int err = attr_delete_all(AttrObject::Datatype, *datatype, type->attributes); err != MPI_SUCCESS) {
+      return raise(nullptr, err, kFunction, "an attribute delete callback returned error %d", err);
+    }
   }
   TypeTable& t = table();
   std::lock_guard<std::mutex> lock(t.mutex);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "attr/attributes.hpp"
 #include "handle.hpp"
 #include "mpi.h"
 
@@ -33,6 +34,18 @@ struct TypeBlock {
   std::size_t length;
 };
 
+struct DerivedType;
+
+// How a type was made, for MPI_Type_get_envelope/get_contents: the
+// constructor's combiner and its arguments in the standard's order. The old
+// types are held, not named by handle: the user may free them meanwhile.
+struct TypeContents {
+  int combiner = MPI_COMBINER_NAMED;
+  std::vector<int> ints;
+  std::vector<MPI_Aint> aints;
+  std::vector<std::shared_ptr<const DerivedType>> types;
+};
+
 struct DerivedType {
   std::vector<TypeRun> runs;      // type map, in order
   std::vector<TypeBlock> blocks;  // the same bytes, adjacent runs merged
@@ -50,10 +63,23 @@ struct DerivedType {
   bool committed = false;
   bool predefined = false;
   std::string name;
+  TypeContents contents;
+  // MPI_Type_set_attr's (attr/type_attributes.cpp); a copy of the
+  // description starts without any.
+  AttributeList attributes;
 };
 
 // The description of `type` (predefined or derived); null when invalid.
 [[nodiscard]] std::shared_ptr<const DerivedType> describe_type(MPI_Datatype type);
+// The same, for the calls that change what a handle carries besides its
+// type map (attributes).
+[[nodiscard]] std::shared_ptr<DerivedType> describe_type_mutable(MPI_Datatype type);
+// Replaces how the derived type `type` was made (array_types.cpp builds
+// subarrays and darrays from other constructors).
+void record_contents(MPI_Datatype type, TypeContents contents);
+// A new handle for a copy of `type` (MPI_Type_get_contents' old types);
+// MPI_DATATYPE_NULL when out of handles.
+[[nodiscard]] MPI_Datatype publish_copy(const DerivedType& type);
 
 // Gathers `count` instances at `buffer` into `out` (count * size bytes).
 void pack_data(const DerivedType& type, const void* buffer, std::size_t count, void* out) noexcept;

@@ -144,6 +144,19 @@ int PMPI_Is_thread_main(int* flag) {
 int PMPI_Finalize(void) {
   if (g_state == nullptr) return not_initialized("MPI_Finalize");
   State* state = g_state;
+  // MPI_COMM_SELF's attributes go before anything else, newest first (the
+  // standard's hook for work at process end: their delete callbacks may
+  // still use MPI), then
+  // MPI_COMM_WORLD's, so that every delete callback runs. A failing one is
+  // reported once finalizing is done.
+  int attribute_error = MPI_SUCCESS;
+  for (MPI_Comm predefined : {MPI_COMM_SELF, MPI_COMM_WORLD}) {
+    Comm& comm = *state->comms[predefined];
+    if (int err = attr_delete_all(AttrObject::Comm, predefined, comm.attributes);
+        err != MPI_SUCCESS && attribute_error == MPI_SUCCESS) {
+      attribute_error = raise(&comm, err, "MPI_Finalize", "an attribute delete callback returned error %d", err);
+    }
+  }
   // Buffered sends still under way end first (MPI_Finalize waits for them).
   buffered_finalize();
   finalize_packed_requests();
@@ -157,6 +170,7 @@ int PMPI_Finalize(void) {
   g_state = nullptr;
   g_finalized.store(true, std::memory_order_release);
   delete state;
+  if (attribute_error != MPI_SUCCESS) return attribute_error;
   return s == Status::Ok ? MPI_SUCCESS : error_class_of(s);
 }
 

@@ -105,6 +105,11 @@ FAMILIES = {
         ("Comm_set_info", "comm:Comm, info:Info"),
         ("Comm_get_info", "comm:Comm, info_used:Info_out"),
         ("Comm_dup_with_info", "comm:Comm, info:Info, newcomm:Comm_out"),
+        # Keyvals are made in C (their callbacks take handles by value); the
+        # values are address-sized integers.
+        ("Comm_set_attr", "comm:Comm, comm_keyval:int, attribute_val:aint", {"handwritten": True}),
+        ("Comm_delete_attr", "comm:Comm, comm_keyval:int"),
+        ("Comm_free_keyval", "comm_keyval:int_inout"),
     ],
     "p2p": [
         ("Send", BUFFER_SEND),
@@ -304,6 +309,15 @@ FAMILIES = {
         ("Unpack", "inbuf:choice, insize:int, position:int_inout, outbuf:choice, outcount:int, "
                    "datatype:Datatype, comm:Comm"),
         ("Pack_size", "incount:int, datatype:Datatype, comm:Comm, size:int_out"),
+        ("Type_set_attr", "datatype:Datatype, type_keyval:int, attribute_val:aint", {"handwritten": True}),
+        ("Type_get_attr", "datatype:Datatype, type_keyval:int, attribute_val:aint_out, flag:logical_out"),
+        ("Type_delete_attr", "datatype:Datatype, type_keyval:int"),
+        ("Type_free_keyval", "type_keyval:int_inout"),
+        ("Type_get_envelope", "datatype:Datatype, num_integers:int_out, num_addresses:int_out, "
+                              "num_datatypes:int_out, combiner:int_out"),
+        ("Type_get_contents", "datatype:Datatype, max_integers:int, max_addresses:int, max_datatypes:int, "
+                              "array_of_integers:int_array_out, array_of_addresses:aint_array_out, "
+                              "array_of_datatypes:Datatype_array_out"),
     ],
 }
 

@@ -29,17 +29,39 @@ TERN_FORTRAN_WEAK_ALIAS(aint_add)
 MPI_Aint pmpi_aint_diff_(const MPI_Aint* addr1, const MPI_Aint* addr2) { return PMPI_Aint_diff(*addr1, *addr2); }
 TERN_FORTRAN_WEAK_ALIAS(aint_diff)
 
-// C hands back a pointer to the value; Fortran takes the value itself.
+// For the predefined keys C hands back a pointer to the value, and Fortran
+// takes the value itself; a user keyval's value is the address-sized
+// integer that was set (Fortran's MPI_COMM_SET_ATTR stores it as the pointer).
 void pmpi_comm_get_attr_(const MPI_Fint* comm, const MPI_Fint* comm_keyval, MPI_Aint* attribute_val,
                          MPI_Fint* flag, MPI_Fint* ierror) {
   void* value = nullptr;
   int found = 0;
   const int rc = PMPI_Comm_get_attr(*comm, *comm_keyval, &value, &found);
-  if (rc == MPI_SUCCESS && found) *attribute_val = *static_cast<const int*>(value);
+  if (rc == MPI_SUCCESS && found) {
+    *attribute_val = *comm_keyval >= MPI_TAG_UB && *comm_keyval <= MPI_LASTUSEDCODE
+                         ? *static_cast<const int*>(value)
+                         : reinterpret_cast<MPI_Aint>(value);
+  }
   *flag = tern::fortran::to_logical(found);
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(comm_get_attr)
+
+// Fortran's attribute value is an integer given by reference; C's is the
+// pointer itself.
+void pmpi_comm_set_attr_(const MPI_Fint* comm, const MPI_Fint* comm_keyval, const MPI_Aint* attribute_val,
+                         MPI_Fint* ierror) {
+  tern::fortran::set_error(ierror,
+                           PMPI_Comm_set_attr(*comm, *comm_keyval, reinterpret_cast<void*>(*attribute_val)));
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_set_attr)
+
+void pmpi_type_set_attr_(const MPI_Fint* datatype, const MPI_Fint* type_keyval, const MPI_Aint* attribute_val,
+                         MPI_Fint* ierror) {
+  tern::fortran::set_error(ierror,
+                           PMPI_Type_set_attr(*datatype, *type_keyval, reinterpret_cast<void*>(*attribute_val)));
+}
+TERN_FORTRAN_WEAK_ALIAS(type_set_attr)
 
 // The old form's buffer_addr is a choice buffer the program already knows;
 // nothing is written into it. mpi_f08's is a type(c_ptr) that receives it.

@@ -163,4 +163,16 @@ void pmpi_comm_dup_with_info_(const MPI_Fint* comm, const MPI_Fint* info, MPI_Fi
 }
 TERN_FORTRAN_WEAK_ALIAS(comm_dup_with_info)
 
+void pmpi_comm_delete_attr_(const MPI_Fint* comm, const MPI_Fint* comm_keyval, MPI_Fint* ierror) {
+  const int rc = PMPI_Comm_delete_attr(*comm, *comm_keyval);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_delete_attr)
+
+void pmpi_comm_free_keyval_(MPI_Fint* comm_keyval, MPI_Fint* ierror) {
+  const int rc = PMPI_Comm_free_keyval(comm_keyval);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_free_keyval)
+
 }  // extern "C"

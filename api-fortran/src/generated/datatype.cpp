@@ -170,4 +170,40 @@ void pmpi_pack_size_(const MPI_Fint* incount, const MPI_Fint* datatype, const MP
 }
 TERN_FORTRAN_WEAK_ALIAS(pack_size)
 
+void pmpi_type_get_attr_(const MPI_Fint* datatype, const MPI_Fint* type_keyval, MPI_Aint* attribute_val,
+                         MPI_Fint* flag, MPI_Fint* ierror) {
+  int flag_c = 0;
+  const int rc = PMPI_Type_get_attr(*datatype, *type_keyval, attribute_val, &flag_c);
+  *flag = tern::fortran::to_logical(flag_c);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(type_get_attr)
+
+void pmpi_type_delete_attr_(const MPI_Fint* datatype, const MPI_Fint* type_keyval, MPI_Fint* ierror) {
+  const int rc = PMPI_Type_delete_attr(*datatype, *type_keyval);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(type_delete_attr)
+
+void pmpi_type_free_keyval_(MPI_Fint* type_keyval, MPI_Fint* ierror) {
+  const int rc = PMPI_Type_free_keyval(type_keyval);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(type_free_keyval)
+
+void pmpi_type_get_envelope_(const MPI_Fint* datatype, MPI_Fint* num_integers, MPI_Fint* num_addresses,
+                             MPI_Fint* num_datatypes, MPI_Fint* combiner, MPI_Fint* ierror) {
+  const int rc = PMPI_Type_get_envelope(*datatype, num_integers, num_addresses, num_datatypes, combiner);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(type_get_envelope)
+
+void pmpi_type_get_contents_(const MPI_Fint* datatype, const MPI_Fint* max_integers, const MPI_Fint* max_addresses,
+                             const MPI_Fint* max_datatypes, MPI_Fint* array_of_integers,
+                             MPI_Aint* array_of_addresses, MPI_Fint* array_of_datatypes, MPI_Fint* ierror) {
+  const int rc = PMPI_Type_get_contents(*datatype, *max_integers, *max_addresses, *max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(type_get_contents)
+
 }  // extern "C"

@@ -9,7 +9,8 @@ module tern_mpi_comm
       & MPI_Group_rank, MPI_Group_incl, MPI_Group_excl, MPI_Group_free, &
       & MPI_Group_translate_ranks, MPI_Group_compare, MPI_Op_create, MPI_Op_free, &
       & MPI_Op_commutative, MPI_Comm_test_inter, MPI_Comm_set_name, MPI_Comm_get_name, &
-      & MPI_Comm_set_info, MPI_Comm_get_info, MPI_Comm_dup_with_info
+      & MPI_Comm_set_info, MPI_Comm_get_info, MPI_Comm_dup_with_info, MPI_Comm_set_attr, &
+      & MPI_Comm_delete_attr, MPI_Comm_free_keyval
 
   interface
     subroutine MPI_Comm_rank(comm, rank, ierror)
@@ -225,5 +226,29 @@ module tern_mpi_comm
       integer, intent(out) :: newcomm
       integer, intent(out) :: ierror
     end subroutine MPI_Comm_dup_with_info
+
+    subroutine MPI_Comm_set_attr(comm, comm_keyval, attribute_val, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(in) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer, intent(out) :: ierror
+    end subroutine MPI_Comm_set_attr
+
+    subroutine MPI_Comm_delete_attr(comm, comm_keyval, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(in) :: comm_keyval
+      integer, intent(out) :: ierror
+    end subroutine MPI_Comm_delete_attr
+
+    subroutine MPI_Comm_free_keyval(comm_keyval, ierror)
+      import
+      implicit none
+      integer, intent(inout) :: comm_keyval
+      integer, intent(out) :: ierror
+    end subroutine MPI_Comm_free_keyval
   end interface
 end module tern_mpi_comm

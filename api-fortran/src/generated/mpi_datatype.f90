@@ -10,7 +10,9 @@ module tern_mpi_datatype
       & MPI_Type_create_subarray, MPI_Type_create_darray, MPI_Type_create_resized, &
       & MPI_Type_dup, MPI_Type_commit, MPI_Type_free, MPI_Type_get_extent, &
       & MPI_Type_get_true_extent, MPI_Type_get_name, MPI_Type_set_name, MPI_Get_address, &
-      & MPI_Aint_add, MPI_Aint_diff, MPI_Pack, MPI_Unpack, MPI_Pack_size
+      & MPI_Aint_add, MPI_Aint_diff, MPI_Pack, MPI_Unpack, MPI_Pack_size, MPI_Type_set_attr, &
+      & MPI_Type_get_attr, MPI_Type_delete_attr, MPI_Type_free_keyval, MPI_Type_get_envelope, &
+      & MPI_Type_get_contents
 
   interface
     subroutine MPI_Type_size(datatype, size, ierror)
@@ -297,5 +299,65 @@ module tern_mpi_datatype
       integer, intent(out) :: size
       integer, intent(out) :: ierror
     end subroutine MPI_Pack_size
+
+    subroutine MPI_Type_set_attr(datatype, type_keyval, attribute_val, ierror)
+      import
+      implicit none
+      integer, intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: attribute_val
+      integer, intent(out) :: ierror
+    end subroutine MPI_Type_set_attr
+
+    subroutine MPI_Type_get_attr(datatype, type_keyval, attribute_val, flag, ierror)
+      import
+      implicit none
+      integer, intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(out) :: attribute_val
+      logical, intent(out) :: flag
+      integer, intent(out) :: ierror
+    end subroutine MPI_Type_get_attr
+
+    subroutine MPI_Type_delete_attr(datatype, type_keyval, ierror)
+      import
+      implicit none
+      integer, intent(in) :: datatype
+      integer, intent(in) :: type_keyval
+      integer, intent(out) :: ierror
+    end subroutine MPI_Type_delete_attr
+
+    subroutine MPI_Type_free_keyval(type_keyval, ierror)
+      import
+      implicit none
+      integer, intent(inout) :: type_keyval
+      integer, intent(out) :: ierror
+    end subroutine MPI_Type_free_keyval
+
+    subroutine MPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, &
+        & combiner, ierror)
+      import
+      implicit none
+      integer, intent(in) :: datatype
+      integer, intent(out) :: num_integers
+      integer, intent(out) :: num_addresses
+      integer, intent(out) :: num_datatypes
+      integer, intent(out) :: combiner
+      integer, intent(out) :: ierror
+    end subroutine MPI_Type_get_envelope
+
+    subroutine MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, &
+        & array_of_integers, array_of_addresses, array_of_datatypes, ierror)
+      import
+      implicit none
+      integer, intent(in) :: datatype
+      integer, intent(in) :: max_integers
+      integer, intent(in) :: max_addresses
+      integer, intent(in) :: max_datatypes
+      integer, intent(out) :: array_of_integers(*)
+      integer(kind=MPI_ADDRESS_KIND), intent(out) :: array_of_addresses(*)
+      integer, intent(out) :: array_of_datatypes(*)
+      integer, intent(out) :: ierror
+    end subroutine MPI_Type_get_contents
   end interface
 end module tern_mpi_datatype

@@ -185,7 +185,20 @@ typedef struct MPI_Status {
 #define MPI_ERR_DUP_DATAREP 40
 #define MPI_ERR_CONVERSION 41
 #define MPI_ERR_IO 42
-#define MPI_ERR_LASTCODE 42
+/* One-sided error classes (MPI_Win_*, MPI_Put, ...). */
+#define MPI_ERR_WIN 43
+#define MPI_ERR_BASE 44
+#define MPI_ERR_SIZE 45
+#define MPI_ERR_DISP 46
+#define MPI_ERR_LOCKTYPE 47
+#define MPI_ERR_ASSERT 48
+#define MPI_ERR_RMA_CONFLICT 49
+#define MPI_ERR_RMA_SYNC 50
+#define MPI_ERR_RMA_RANGE 51
+#define MPI_ERR_RMA_ATTACH 52
+#define MPI_ERR_RMA_SHARED 53
+#define MPI_ERR_RMA_FLAVOR 54
+#define MPI_ERR_LASTCODE 54
 
 /* TERN_MPI_API(ret, name, params) declares MPI_name and PMPI_name. */
 #define TERN_MPI_API(ret, name, params) ret MPI_##name params; ret PMPI_##name params;
@@ -717,6 +730,9 @@ TERN_MPI_API(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandle
 TERN_MPI_API(int, File_call_errhandler, (MPI_File fh, int errorcode))
 TERN_MPI_API(MPI_Fint, File_c2f, (MPI_File file))
 TERN_MPI_API(MPI_File, File_f2c, (MPI_Fint file))
+
+/* --- One-sided communication: windows and RMA (declared with TERN_MPI_API, inside this extern "C"). */
+#include "mpi_onesided.h"
 
 #undef TERN_MPI_API
 

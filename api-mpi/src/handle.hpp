@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 
 namespace tern::mpi {
 
@@ -32,6 +34,45 @@ struct GenerationalHandle {
   [[nodiscard]] static constexpr bool names(int handle, int slot, uint32_t generation) noexcept {
     return handle >= 0 && handle == make(slot, generation);
   }
+};
+
+// Objects behind generational handles, under one lock (handles may be used
+// from any thread). Slot 0 is never used: handle 0 is each kind's null.
+template <typename T, int kSlotBits>
+class HandleTable {
+ public:
+  using Handle = GenerationalHandle<kSlotBits>;
+  static constexpr int kCapacity = 1 << kSlotBits;
+
+  // Takes `object` into a free slot and returns its handle; 0 when the table
+  // is full, `object` then staying with the caller.
+  int add(std::unique_ptr<T>& object) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (int slot = 1; slot < kCapacity; ++slot) {
+      if (objects_[slot] != nullptr) continue;
+      objects_[slot] = std::move(object);
+      return Handle::make(slot, generations_[slot]);
+    }
+    return 0;
+  }
+  // Destroys the object `handle` names; the handle and its copies name nothing from now on.
+  void remove(int handle) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const int slot = Handle::slot(handle);
+    objects_[slot].reset();
+    generations_[slot] = Handle::next(generations_[slot]);
+  }
+  [[nodiscard]] T* find(int handle) {
+    const int slot = Handle::slot(handle);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (slot == 0 || !Handle::names(handle, slot, generations_[slot])) return nullptr;
+    return objects_[slot].get();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unique_ptr<T> objects_[kCapacity];
+  uint32_t generations_[kCapacity] = {};
 };
 
 }  // namespace tern::mpi

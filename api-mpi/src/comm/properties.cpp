@@ -51,15 +51,7 @@ int PMPI_Comm_set_info(MPI_Comm handle, MPI_Info info) {
     return raise(comm, MPI_ERR_INFO, kFunction, "invalid info object %d", info);
   }
   StateGuard guard(*g_state);
-  for (auto& [key, value] : entries) {
-    auto it = comm->info.begin();
-    while (it != comm->info.end() && it->first != key) ++it;
-    if (it != comm->info.end()) {
-      it->second = value;
-    } else {
-      comm->info.emplace_back(key, value);
-    }
-  }
+  merge_info(comm->info, entries);
   return MPI_SUCCESS;
 }
 

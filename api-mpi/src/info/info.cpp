@@ -159,6 +159,17 @@ MPI_Info make_info(InfoEntries entries) {
   return add_locked(t, std::move(entries));
 }
 
+void merge_info(InfoEntries& into, const InfoEntries& from) {
+  for (const auto& [key, value] : from) {
+    auto it = std::find_if(into.begin(), into.end(), [&](const auto& entry) { return entry.first == key; });
+    if (it != into.end()) {
+      it->second = value;
+    } else {
+      into.emplace_back(key, value);
+    }
+  }
+}
+
 }  // namespace tern::mpi
 
 using namespace tern;

@@ -17,5 +17,8 @@ using InfoEntries = std::vector<std::pair<std::string, std::string>>;
 [[nodiscard]] bool info_entries(MPI_Info handle, InfoEntries& entries);
 // A new info object holding `entries`; MPI_INFO_NULL when out of handles.
 [[nodiscard]] MPI_Info make_info(InfoEntries entries);
+// Sets each of `from`'s keys in `into` (MPI_*_set_info: new keys added,
+// existing ones given the new value, the others kept).
+void merge_info(InfoEntries& into, const InfoEntries& from);
 
 }  // namespace tern::mpi

@@ -17,36 +17,14 @@
 namespace tern::mpi {
 namespace {
 
-inline constexpr int kMaxFiles = 1024;
-using FileHandle = GenerationalHandle<10>;
-static_assert(kMaxFiles - 1 == FileHandle::kSlotMask);
-
 struct FileTable {
-  std::mutex mutex;
-  std::unique_ptr<File> files[kMaxFiles];  // slot 0 is MPI_FILE_NULL
-  uint32_t generations[kMaxFiles] = {};
+  HandleTable<File, 10> files;
   // MPI_FILE_NULL's handler: the one errors without a file go to, and the
   // one new files start with.
   MPI_Errhandler null_errhandler = MPI_ERRORS_RETURN;
 };
 FileTable g_files;
-
-MPI_File add_file(std::unique_ptr<File> file) {
-  std::lock_guard<std::mutex> lock(g_files.mutex);
-  for (int slot = 1; slot < kMaxFiles; ++slot) {
-    if (g_files.files[slot] != nullptr) continue;
-    g_files.files[slot] = std::move(file);
-    return FileHandle::make(slot, g_files.generations[slot]);
-  }
-  return MPI_FILE_NULL;
-}
-
-void remove_file(MPI_File handle) {
-  std::lock_guard<std::mutex> lock(g_files.mutex);
-  const int slot = FileHandle::slot(handle);
-  g_files.files[slot].reset();
-  g_files.generations[slot] = FileHandle::next(g_files.generations[slot]);
-}
+constexpr int kMaxFiles = decltype(g_files.files)::kCapacity;
 
 bool valid_errhandler(MPI_Errhandler handler) {
   return handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_RETURN || handler == MPI_ERRORS_ABORT;
@@ -119,12 +97,7 @@ const char* without_driver_prefix(const char* filename) {
 
 }  // namespace
 
-File* find_file(MPI_File handle) {
-  const int slot = FileHandle::slot(handle);
-  std::lock_guard<std::mutex> lock(g_files.mutex);
-  if (slot == 0 || !FileHandle::names(handle, slot, g_files.generations[slot])) return nullptr;
-  return g_files.files[slot].get();
-}
+File* find_file(MPI_File handle) { return g_files.files.find(handle); }
 
 int raise_file(const File* file, int error_class, const char* function, const char* format, ...) {
   const MPI_Errhandler handler = file != nullptr ? file->errhandler : g_files.null_errhandler;
@@ -221,7 +194,7 @@ int PMPI_File_open(MPI_Comm comm_handle, const char* filename, int amode, MPI_In
   }
   const int fd = file->fd;
   MPI_Comm dup = file->comm;
-  *fh = add_file(std::move(file));
+  *fh = g_files.files.add(file);
   if (*fh == MPI_FILE_NULL) {
     ::close(fd);
     PMPI_Comm_free(&dup);
@@ -255,7 +228,7 @@ int PMPI_File_close(MPI_File* fh) {
   File closed_view;  // errors after the handle is gone still reach the file's handler
   closed_view.errhandler = file->errhandler;
   const std::string path = file->path;
-  remove_file(*fh);
+  g_files.files.remove(*fh);
   *fh = MPI_FILE_NULL;
   if (error != MPI_SUCCESS) return raise_file(&closed_view, error, kFunction, "closing %s failed", path.c_str());
   return MPI_SUCCESS;

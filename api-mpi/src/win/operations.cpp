@@ -1,0 +1,244 @@
+// MPI_Put, MPI_Get, the accumulates, MPI_Fetch_and_op, MPI_Compare_and_swap
+// and their request-based forms: the arguments checked here, the data moved
+// by direct.cpp or served by the target (origin.cpp, agent.cpp).
+#include <algorithm>
+
+#include "win/protocol.hpp"
+#include "win/window.hpp"
+
+using namespace tern;
+using namespace tern::mpi;
+
+namespace {
+
+struct Side {
+  const void* buffer;
+  int count;
+  MPI_Datatype type;
+};
+
+// The checked description of `side`'s type; null after raising.
+std::shared_ptr<const DerivedType> checked_type(const char* function, const Window& win, const Side& side,
+                                                const char* which, int& error) {
+  if (side.count < 0) {
+    error = raise_win(&win, MPI_ERR_COUNT, function, "invalid %s count %d", which, side.count);
+    return nullptr;
+  }
+  auto type = describe_type(side.type);
+  if (type == nullptr || !type->committed) {
+    error = raise_win(&win, MPI_ERR_TYPE, function, "%s %s datatype %d", type == nullptr ? "invalid" : "uncommitted",
+                      which, side.type);
+    return nullptr;
+  }
+  return type;
+}
+
+// The one predefined type every element of `type` is, or MPI_DATATYPE_NULL.
+MPI_Datatype element_type(const DerivedType& type) { return type.mixed ? MPI_DATATYPE_NULL : type.basic; }
+
+int issue(const char* function, int kind, MPI_Win handle, Side origin, Side result, const void* compare, int target,
+          MPI_Aint disp, Side target_side, MPI_Op op, MPI_Request* request) {
+  Window* win = nullptr;
+  if (int err = find_window_checked(function, handle, win); err != MPI_SUCCESS) return err;
+  if (request != nullptr) *request = MPI_REQUEST_NULL;
+  if (target == MPI_PROC_NULL) {
+    if (request != nullptr) *request = kRequestSendDone;
+    return MPI_SUCCESS;
+  }
+  if (target < 0 || target >= win->size) {
+    return raise_win(win, MPI_ERR_RANK, function, "invalid target rank %d (window of %d ranks)", target, win->size);
+  }
+  int error = MPI_SUCCESS;
+  RmaCall call;
+  call.kind = kind;
+  call.target = target;
+  call.op = op;
+  call.compare = compare;
+  const bool accumulate = kind == kRmaAccumulate || kind == kRmaGetAccumulate || kind == kRmaCompareSwap;
+  const bool uses_origin = !(kind == kRmaGetAccumulate && op == MPI_NO_OP);
+  call.target_type = checked_type(function, *win, target_side, "target", error);
+  if (call.target_type == nullptr) return error;
+  call.target_count = static_cast<std::size_t>(target_side.count);
+  if (uses_origin) {
+    call.origin_type = checked_type(function, *win, origin, "origin", error);
+    if (call.origin_type == nullptr) return error;
+    call.origin = origin.buffer;
+    call.origin_count = static_cast<std::size_t>(origin.count);
+  }
+  if (kind == kRmaGetAccumulate || kind == kRmaCompareSwap) {
+    call.result_type = checked_type(function, *win, result, "result", error);
+    if (call.result_type == nullptr) return error;
+    call.result = const_cast<void*>(result.buffer);
+    call.result_count = static_cast<std::size_t>(result.count);
+  }
+  call.bytes = call.target_type->size * call.target_count;
+  if (uses_origin && call.origin_type->size * call.origin_count != call.bytes) {
+    return raise_win(win, MPI_ERR_TYPE, function, "the origin's %zu bytes do not match the target's %zu",
+                     call.origin_type->size * call.origin_count, call.bytes);
+  }
+  if (call.result_type != nullptr && call.result_type->size * call.result_count != call.bytes) {
+    return raise_win(win, MPI_ERR_TYPE, function, "the result's %zu bytes do not match the target's %zu",
+                     call.result_type->size * call.result_count, call.bytes);
+  }
+  if (accumulate) {
+    call.basic = element_type(*call.target_type);
+    const bool same = call.basic != MPI_DATATYPE_NULL &&
+                      (!uses_origin || element_type(*call.origin_type) == call.basic) &&
+                      (call.result_type == nullptr || element_type(*call.result_type) == call.basic);
+    if (!same) {
+      return raise_win(win, MPI_ERR_TYPE, function,
+                       "accumulates need the origin, result and target types made of one same predefined type");
+    }
+    if (kind == kRmaCompareSwap) {
+      const BaseKind base = kTypes[call.basic].kind;
+      const std::size_t size = kTypes[call.basic].size;
+      if (base == BaseKind::Float || (size != 1 && size != 2 && size != 4 && size != 8)) {
+        return raise_win(win, MPI_ERR_TYPE, function, "compare-and-swap takes integer, logical or byte types, not %s",
+                         kTypes[call.basic].name);
+      }
+    } else if (!accumulate_op_valid(op, call.basic) || (op == MPI_NO_OP && kind == kRmaAccumulate)) {
+      return raise_win(win, MPI_ERR_OP, function, "operation %d is not an accumulate operation on %s", op,
+                       kTypes[call.basic].name);
+    }
+  }
+  if (request != nullptr ? !in_passive_epoch(*win, target) : !in_access_epoch(*win, target)) {
+    return raise_win(win, MPI_ERR_RMA_SYNC, function, "no %s epoch is open to rank %d",
+                     request != nullptr ? "passive-target (lock)" : "access", target);
+  }
+  // Where the target's data lies, checked against its window.
+  const WinPeer& peer = win->peers[static_cast<std::size_t>(target)];
+  if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+    call.target_address = static_cast<uint64_t>(disp);
+  } else {
+    if (disp < 0) return raise_win(win, MPI_ERR_DISP, function, "invalid target displacement %td", disp);
+    const MPI_Aint start = disp * peer.disp_unit;
+    call.target_address = peer.base + static_cast<uint64_t>(start);
+    if (call.bytes > 0) {
+      const DerivedType& type = *call.target_type;
+      const MPI_Aint repeat = static_cast<MPI_Aint>(call.target_count - 1) * type.extent;
+      const MPI_Aint low = start + type.true_lb + std::min<MPI_Aint>(0, repeat);
+      const MPI_Aint high = start + type.true_lb + type.true_extent + std::max<MPI_Aint>(0, repeat);
+      if (low < 0 || high > peer.size) {
+        return raise_win(win, MPI_ERR_RMA_RANGE, function,
+                         "bytes %td to %td of rank %d's window, which has %td", low, high, target, peer.size);
+      }
+    }
+  }
+  if (call.bytes == 0) {
+    if (request != nullptr) *request = kRequestSendDone;
+    return MPI_SUCCESS;
+  }
+  if (win->direct) {
+    error = direct_issue(*win, call);
+  } else {
+    error = served_issue(*win, call);
+    // Request-based forms end locally before returning (their request is done).
+    if (error == MPI_SUCCESS && request != nullptr) error = served_wait_local(*win, target);
+  }
+  if (error != MPI_SUCCESS) return raise_win(win, error, function, "the operation to rank %d failed", target);
+  if (request != nullptr) *request = kRequestSendDone;
+  return MPI_SUCCESS;
+}
+
+constexpr Side kNone{nullptr, 0, MPI_DATATYPE_NULL};
+
+}  // namespace
+
+extern "C" {
+
+int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  return issue("MPI_Put", kRmaPut, win, {origin_addr, origin_count, origin_datatype}, kNone, nullptr, target_rank,
+               target_disp, {nullptr, target_count, target_datatype}, MPI_OP_NULL, nullptr);
+}
+
+int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  return issue("MPI_Get", kRmaGet, win, {origin_addr, origin_count, origin_datatype}, kNone, nullptr, target_rank,
+               target_disp, {nullptr, target_count, target_datatype}, MPI_OP_NULL, nullptr);
+}
+
+int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  return issue("MPI_Accumulate", kRmaAccumulate, win, {origin_addr, origin_count, origin_datatype}, kNone, nullptr,
+               target_rank, target_disp, {nullptr, target_count, target_datatype}, op, nullptr);
+}
+
+int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
+                        int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  return issue("MPI_Get_accumulate", kRmaGetAccumulate, win, {origin_addr, origin_count, origin_datatype},
+               {result_addr, result_count, result_datatype}, nullptr, target_rank, target_disp,
+               {nullptr, target_count, target_datatype}, op, nullptr);
+}
+
+int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+  if (g_state != nullptr && datatype >= kDerivedBase) {
+    return raise_win(find_window(win), MPI_ERR_TYPE, "MPI_Fetch_and_op", "a derived datatype (%d): predefined only",
+                     datatype);
+  }
+  return issue("MPI_Fetch_and_op", kRmaGetAccumulate, win, {origin_addr, 1, datatype}, {result_addr, 1, datatype},
+               nullptr, target_rank, target_disp, {nullptr, 1, datatype}, op, nullptr);
+}
+
+int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
+  if (g_state != nullptr && datatype >= kDerivedBase) {
+    return raise_win(find_window(win), MPI_ERR_TYPE, "MPI_Compare_and_swap",
+                     "a derived datatype (%d): predefined only", datatype);
+  }
+  return issue("MPI_Compare_and_swap", kRmaCompareSwap, win, {origin_addr, 1, datatype}, {result_addr, 1, datatype},
+               compare_addr, target_rank, target_disp, {nullptr, 1, datatype}, MPI_OP_NULL, nullptr);
+}
+
+int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request* request) {
+  if (request == nullptr) return raise_win(find_window(win), MPI_ERR_ARG, "MPI_Rput", "null request argument");
+  return issue("MPI_Rput", kRmaPut, win, {origin_addr, origin_count, origin_datatype}, kNone, nullptr, target_rank,
+               target_disp, {nullptr, target_count, target_datatype}, MPI_OP_NULL, request);
+}
+
+int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request* request) {
+  if (request == nullptr) return raise_win(find_window(win), MPI_ERR_ARG, "MPI_Rget", "null request argument");
+  return issue("MPI_Rget", kRmaGet, win, {origin_addr, origin_count, origin_datatype}, kNone, nullptr, target_rank,
+               target_disp, {nullptr, target_count, target_datatype}, MPI_OP_NULL, request);
+}
+
+int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                     MPI_Request* request) {
+  if (request == nullptr) {
+    return raise_win(find_window(win), MPI_ERR_ARG, "MPI_Raccumulate", "null request argument");
+  }
+  return issue("MPI_Raccumulate", kRmaAccumulate, win, {origin_addr, origin_count, origin_datatype}, kNone, nullptr,
+               target_rank, target_disp, {nullptr, target_count, target_datatype}, op, request);
+}
+
+int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
+                         int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                         MPI_Request* request) {
+  if (request == nullptr) {
+    return raise_win(find_window(win), MPI_ERR_ARG, "MPI_Rget_accumulate", "null request argument");
+  }
+  return issue("MPI_Rget_accumulate", kRmaGetAccumulate, win, {origin_addr, origin_count, origin_datatype},
+               {result_addr, result_count, result_datatype}, nullptr, target_rank, target_disp,
+               {nullptr, target_count, target_datatype}, op, request);
+}
+
+#pragma weak MPI_Put = PMPI_Put
+#pragma weak MPI_Get = PMPI_Get
+#pragma weak MPI_Accumulate = PMPI_Accumulate
+#pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
+#pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
+#pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
+#pragma weak MPI_Rput = PMPI_Rput
+#pragma weak MPI_Rget = PMPI_Rget
+#pragma weak MPI_Raccumulate = PMPI_Raccumulate
+#pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
+
+}  // extern "C"

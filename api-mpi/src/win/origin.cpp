@@ -1,0 +1,284 @@
+// The origin side of served windows: operations become requests to the
+// target's agent (protocol.hpp), and the synchronization calls wait for
+// their local completion and for the agent's answers.
+#include <cstdlib>
+#include <cstring>
+
+#include "win/protocol.hpp"
+#include "win/window.hpp"
+
+namespace tern::mpi {
+namespace {
+
+// The target layout of `count` instances of `type`, relative to its lowest
+// byte `low` (from the target address); none for a contiguous type.
+void target_layout(const DerivedType& type, std::size_t count, std::vector<RmaBlock>& blocks, int64_t& low,
+                   uint64_t& span) {
+  blocks.clear();
+  low = 0;
+  if (type.contiguous) {
+    span = type.size * count;
+    return;
+  }
+  int64_t lowest = INT64_MAX;
+  int64_t highest = INT64_MIN;
+  for (std::size_t i = 0; i < count; ++i) {
+    const int64_t shift = static_cast<int64_t>(i) * type.extent;
+    for (const TypeBlock& block : type.blocks) {
+      const int64_t start = shift + block.offset;
+      if (!blocks.empty() && static_cast<int64_t>(blocks.back().offset + blocks.back().length) == start) {
+        blocks.back().length += block.length;
+      } else {
+        blocks.push_back(RmaBlock{static_cast<uint64_t>(start), block.length});
+      }
+      lowest = std::min(lowest, start);
+      highest = std::max(highest, start + static_cast<int64_t>(block.length));
+    }
+  }
+  if (blocks.empty()) {
+    span = 0;
+    return;
+  }
+  for (RmaBlock& block : blocks) block.offset = static_cast<uint64_t>(static_cast<int64_t>(block.offset) - lowest);
+  low = lowest;
+  span = static_cast<uint64_t>(highest - lowest);
+}
+
+Comm& comm_of(Window& win) { return window_comm(win); }
+
+// Sends `bytes` at `data` to `target`'s agent on `tag`; a pending entry
+// owns `temp` until the send is done.
+int send_to(Window& win, int target, unsigned tag_value, const void* data, std::size_t bytes, void* temp) {
+  Comm& comm = comm_of(win);
+  engine::Endpoint* endpoint = comm_endpoint(comm, target);
+  if (endpoint == nullptr) {
+    std::free(temp);
+    return MPI_ERR_OTHER;
+  }
+  engine::Request* request = nullptr;
+  const uint64_t tag = make_tag(comm.context, static_cast<unsigned>(win.rank), tag_value);
+  const Status status = g_state->worker->tag_send_nb(endpoint, data, bytes, tag, request);
+  if (status == Status::InProgress) {
+    std::lock_guard<std::mutex> lock(win.origin_mutex);
+    win.pending.push_back(PendingOp{request, target, temp, nullptr, nullptr, 0, 0});
+    return MPI_SUCCESS;
+  }
+  std::free(temp);
+  return error_class_of(status);
+}
+
+// Posts the receive of a reply from `target`: into `into`, or into a
+// temporary unpacked with `type` into `user` at completion.
+int expect_reply(Window& win, int target, void* user, std::size_t count, const std::shared_ptr<const DerivedType>& type,
+                 std::size_t bytes) {
+  Comm& comm = comm_of(win);
+  PendingOp op{nullptr, target, nullptr, nullptr, nullptr, 0, 0};
+  void* into = user;
+  if (!type->contiguous) {
+    op.temp = std::malloc(bytes == 0 ? 1 : bytes);
+    if (op.temp == nullptr) return MPI_ERR_NO_MEM;
+    op.unpack_type = type;
+    op.unpack_into = user;
+    op.unpack_count = count;
+    op.unpack_bytes = bytes;
+    into = op.temp;
+  }
+  const uint64_t tag = make_tag(comm.context, static_cast<unsigned>(target), kTagReply);
+  const Status status = g_state->worker->tag_recv_nb(into, bytes, tag, engine::kTagMaskAll, op.request);
+  if (status != Status::Ok && status != Status::InProgress) {
+    std::free(op.temp);
+    return error_class_of(status);
+  }
+  if (status == Status::Ok) {
+    if (op.unpack_type != nullptr) unpack_data(*op.unpack_type, op.temp, bytes, user, count);
+    std::free(op.temp);
+    return MPI_SUCCESS;
+  }
+  std::lock_guard<std::mutex> lock(win.origin_mutex);
+  win.pending.push_back(std::move(op));
+  return MPI_SUCCESS;
+}
+
+int finish(PendingOp& op) {
+  const Status status = g_state->worker->wait(op.request);
+  if (status == Status::Ok && op.unpack_type != nullptr) {
+    unpack_data(*op.unpack_type, op.temp, op.unpack_bytes, op.unpack_into, op.unpack_count);
+  }
+  std::free(op.temp);
+  return error_class_of(status);
+}
+
+}  // namespace
+
+int served_issue(Window& win, const RmaCall& call) {
+  std::vector<RmaBlock> blocks;
+  int64_t low = 0;
+  RmaHeader header;
+  header.kind = static_cast<uint32_t>(call.kind);
+  header.origin = win.rank;
+  target_layout(*call.target_type, call.target_count, blocks, low, header.span);
+  header.address = call.target_address + static_cast<uint64_t>(low);
+  header.blocks = static_cast<uint32_t>(blocks.size());
+  header.op = call.op;
+  header.basic = call.basic;
+  const bool carries_data = call.kind != kRmaGet && !(call.kind == kRmaGetAccumulate && call.op == MPI_NO_OP);
+  const std::size_t element = call.basic != MPI_DATATYPE_NULL ? kTypes[call.basic].size : 0;
+  header.data_bytes = !carries_data ? 0 : call.kind == kRmaCompareSwap ? 2 * element : call.bytes;
+  const std::size_t layout = blocks.size() * sizeof(RmaBlock);
+
+  // Replies are posted before the request leaves.
+  if (call.kind == kRmaGet) {
+    if (int err = expect_reply(win, call.target, const_cast<void*>(call.origin), call.origin_count, call.origin_type,
+                               call.bytes);
+        err != MPI_SUCCESS) {
+      return err;
+    }
+  } else if (call.kind == kRmaGetAccumulate || call.kind == kRmaCompareSwap) {
+    const std::size_t bytes = call.kind == kRmaCompareSwap ? element : call.bytes;
+    if (int err = expect_reply(win, call.target, call.result, call.result_count, call.result_type, bytes);
+        err != MPI_SUCCESS) {
+      return err;
+    }
+  }
+
+  const std::size_t total = sizeof(header) + layout + header.data_bytes;
+  const bool separate = total > kInlineRequest;
+  if (separate) header.flags |= kSeparate;
+  const std::size_t first = separate ? sizeof(header) : total;
+  auto* message = static_cast<std::byte*>(std::malloc(first));
+  if (message == nullptr) return MPI_ERR_NO_MEM;
+  std::memcpy(message, &header, sizeof(header));
+  std::byte* cursor = message + sizeof(header);
+  // The second message of a separate request: the origin buffer itself when
+  // it is all there is and contiguous.
+  const void* second = nullptr;
+  std::byte* second_temp = nullptr;
+  if (separate) {
+    const bool direct_data = layout == 0 && (!carries_data || call.origin_type->contiguous);
+    if (direct_data) {
+      second = carries_data ? call.origin : nullptr;
+    } else {
+      second_temp = static_cast<std::byte*>(std::malloc(layout + header.data_bytes));
+      if (second_temp == nullptr) {
+        std::free(message);
+        return MPI_ERR_NO_MEM;
+      }
+      second = second_temp;
+      cursor = second_temp;
+    }
+  }
+  if (!separate || second_temp != nullptr) {
+    std::memcpy(cursor, blocks.data(), layout);
+    cursor += layout;
+    if (call.kind == kRmaCompareSwap) {
+      std::memcpy(cursor, call.origin, element);
+      std::memcpy(cursor + element, call.compare, element);
+    } else if (carries_data) {
+      if (call.origin_type->contiguous) {
+        std::memcpy(cursor, call.origin, call.bytes);
+      } else {
+        pack_data(*call.origin_type, call.origin, call.origin_count, cursor);
+      }
+    }
+  }
+  if (int err = send_to(win, call.target, kTagRequest, message, first, message); err != MPI_SUCCESS) {
+    std::free(second_temp);
+    return err;
+  }
+  if (separate) {
+    const std::size_t second_bytes = layout + header.data_bytes;
+    if (int err = send_to(win, call.target, kTagData, second, second_bytes, second_temp); err != MPI_SUCCESS) return err;
+  }
+  if (call.kind == kRmaPut || call.kind == kRmaAccumulate) {
+    std::lock_guard<std::mutex> lock(win.origin_mutex);
+    win.unflushed[static_cast<std::size_t>(call.target)] = 1;
+  }
+  return MPI_SUCCESS;
+}
+
+int served_wait_local(Window& win, int target) {
+  std::vector<PendingOp> mine;
+  {
+    std::lock_guard<std::mutex> lock(win.origin_mutex);
+    auto keep = win.pending.begin();
+    for (auto it = win.pending.begin(); it != win.pending.end(); ++it) {
+      if (target < 0 || it->target == target) {
+        mine.push_back(std::move(*it));
+      } else {
+        *keep++ = std::move(*it);
+      }
+    }
+    win.pending.erase(keep, win.pending.end());
+  }
+  int error = MPI_SUCCESS;
+  for (PendingOp& op : mine) {
+    const int err = finish(op);
+    if (error == MPI_SUCCESS) error = err;
+  }
+  return error;
+}
+
+namespace {
+
+// Sends `kind` (flush, lock, unlock) to each of `targets` and waits for
+// every answer; the first error any reports.
+int round_trip(Window& win, const std::vector<int>& targets, uint32_t kind) {
+  Comm& comm = comm_of(win);
+  std::vector<RmaAck> acks(targets.size());
+  for (RmaAck& ack : acks) ack.magic = 0;  // an answer that never came must not look like one
+  std::vector<engine::Request*> requests(targets.size(), nullptr);
+  int error = MPI_SUCCESS;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    const uint64_t tag = make_tag(comm.context, static_cast<unsigned>(targets[i]), kTagAck);
+    Status status = g_state->worker->tag_recv_nb(&acks[i], sizeof(RmaAck), tag, engine::kTagMaskAll, requests[i]);
+    if (status != Status::Ok && status != Status::InProgress) {
+      error = error_class_of(status);
+      requests[i] = nullptr;
+      acks[i].kind = kind;
+      continue;
+    }
+    auto* header = static_cast<RmaHeader*>(std::malloc(sizeof(RmaHeader)));
+    if (header == nullptr) return MPI_ERR_NO_MEM;
+    *header = RmaHeader{};
+    header->kind = kind;
+    header->origin = win.rank;
+    if (int err = send_to(win, targets[i], kTagRequest, header, sizeof(RmaHeader), header); err != MPI_SUCCESS) {
+      error = err;
+    }
+  }
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    if (requests[i] != nullptr) {
+      const Status status = g_state->worker->wait(requests[i]);
+      if (status != Status::Ok && error == MPI_SUCCESS) error = error_class_of(status);
+    }
+    if (acks[i].magic != kRmaMagic || acks[i].kind != kind) {
+      if (error == MPI_SUCCESS) error = MPI_ERR_INTERN;
+    } else if (acks[i].error != MPI_SUCCESS && error == MPI_SUCCESS) {
+      error = acks[i].error;
+    }
+  }
+  return error;
+}
+
+}  // namespace
+
+int served_flush(Window& win, const std::vector<int>& targets, int kind) {
+  std::vector<int> asked;
+  {
+    std::lock_guard<std::mutex> lock(win.origin_mutex);
+    for (int target : targets) {
+      if (kind != kRmaFlush || win.unflushed[static_cast<std::size_t>(target)] != 0) asked.push_back(target);
+      win.unflushed[static_cast<std::size_t>(target)] = 0;
+    }
+  }
+  int error = MPI_SUCCESS;
+  if (!asked.empty()) error = round_trip(win, asked, static_cast<uint32_t>(kind));
+  const int local = served_wait_local(win, targets.size() == 1 ? targets[0] : -1);
+  return error != MPI_SUCCESS ? error : local;
+}
+
+int served_lock(Window& win, const std::vector<int>& targets, bool exclusive) {
+  return round_trip(win, targets, exclusive ? kRmaLockExclusive : kRmaLockShared);
+}
+
+}  // namespace tern::mpi

@@ -1,0 +1,301 @@
+// Window creation and destruction: MPI_Win_create, MPI_Win_allocate,
+// MPI_Win_allocate_shared, MPI_Win_create_dynamic and MPI_Win_free, with
+// the window table. What a window is and how it reaches its targets:
+// window.hpp.
+#include "win/window.hpp"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "tern/runtime/log.hpp"
+#include "win/agent.hpp"
+
+using namespace tern;
+using namespace tern::mpi;
+
+namespace tern::mpi {
+namespace {
+
+HandleTable<Window, 10> g_windows;
+constexpr int kMaxWindows = decltype(g_windows)::kCapacity;
+
+struct RankWindow {  // what each rank tells the others at creation
+  uint64_t base;
+  int64_t size;
+  int32_t disp_unit;
+  int32_t reserved;
+};
+
+// Releases what a window holds (mappings, memory, agent, communicator).
+void release(Window& win) {
+  win.agent.reset();
+  for (engine::RemoteKey* key : win.keys) {
+    if (key != nullptr) engine::RemoteKey::destroy(key);
+  }
+  win.keys.clear();
+  if (win.region != nullptr) engine::MemRegion::unmap(win.region);
+  win.region = nullptr;
+  if (win.comm != MPI_COMM_NULL) PMPI_Comm_free(&win.comm);
+}
+
+// Maps every rank's region key into this process: the peers' bases and
+// control blocks. False (on any rank: agreed) when one cannot be mapped.
+bool map_peers(Window& win, const std::vector<std::byte>& my_key, std::size_t data_offset) {
+  const int key_length = static_cast<int>(my_key.size());
+  std::vector<int> lengths(static_cast<std::size_t>(win.size));
+  if (PMPI_Allgather(&key_length, 1, MPI_INT, lengths.data(), 1, MPI_INT, win.comm) != MPI_SUCCESS) return false;
+  std::vector<int> displs(lengths.size());
+  int total = 0;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    displs[r] = total;
+    total += lengths[r];
+  }
+  std::vector<std::byte> all(static_cast<std::size_t>(total));
+  if (PMPI_Allgatherv(my_key.data(), key_length, MPI_BYTE, all.data(), lengths.data(), displs.data(), MPI_BYTE,
+                      win.comm) != MPI_SUCCESS) {
+    return false;
+  }
+  int mapped = 1;
+  win.keys.assign(lengths.size(), nullptr);
+  for (std::size_t r = 0; r < lengths.size() && mapped != 0; ++r) {
+    std::span<const std::byte> key(all.data() + displs[r], static_cast<std::size_t>(lengths[r]));
+    if (engine::RemoteKey::unpack(key, win.keys[r]) != Status::Ok) {
+      mapped = 0;
+      break;
+    }
+    win.peers[r].control = reinterpret_cast<WinControl*>(win.keys[r]->local_base());
+    win.peers[r].mapped = win.keys[r]->local_base() + data_offset;
+  }
+  int everywhere = 0;
+  if (PMPI_Allreduce(&mapped, &everywhere, 1, MPI_INT, MPI_MIN, win.comm) != MPI_SUCCESS) return false;
+  return everywhere != 0;
+}
+
+// MPI_Win_allocate_shared's memory: one region mapped by rank 0 holding
+// every rank's control block, then the ranks' parts contiguous in rank order.
+int allocate_shared(const char* function, Window& win, const std::vector<RankWindow>& ranks) {
+  const std::size_t controls = (sizeof(WinControl) * ranks.size() + kControlBytes - 1) / kControlBytes * kControlBytes;
+  std::vector<std::size_t> offsets(ranks.size());
+  std::size_t total = controls;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    offsets[r] = total;
+    total += static_cast<std::size_t>(ranks[r].size);
+  }
+  std::vector<std::byte> key;
+  int ok = 1;
+  if (win.rank == 0) {
+    engine::MemMapParams params;
+    params.length = total;
+    if (engine::MemRegion::map(params, win.region) == Status::Ok) {
+      key = win.region->packed_key();
+    } else {
+      ok = 0;
+    }
+  }
+  int key_length = static_cast<int>(key.size());
+  if (PMPI_Bcast(&key_length, 1, MPI_INT, 0, win.comm) != MPI_SUCCESS) ok = 0;
+  key.resize(static_cast<std::size_t>(key_length));
+  if (key_length > 0 && PMPI_Bcast(key.data(), key_length, MPI_BYTE, 0, win.comm) != MPI_SUCCESS) ok = 0;
+  engine::RemoteKey* mapping = nullptr;
+  if (ok != 0 && (key_length == 0 || engine::RemoteKey::unpack(key, mapping) != Status::Ok)) ok = 0;
+  int everywhere = 0;
+  PMPI_Allreduce(&ok, &everywhere, 1, MPI_INT, MPI_MIN, win.comm);
+  if (everywhere == 0) {
+    if (mapping != nullptr) engine::RemoteKey::destroy(mapping);
+    return raise_win(nullptr, MPI_ERR_NO_MEM, function, "cannot map %zu bytes of shared memory for the window", total);
+  }
+  win.keys.push_back(mapping);
+  std::byte* local = mapping->local_base();
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    win.peers[r].control = reinterpret_cast<WinControl*>(local + r * sizeof(WinControl));
+    win.peers[r].mapped = local + offsets[r];
+    win.peers[r].base = reinterpret_cast<uint64_t>(local + offsets[r]);
+  }
+  win.base = win.peers[static_cast<std::size_t>(win.rank)].mapped;
+  win.control = win.peers[static_cast<std::size_t>(win.rank)].control;
+  return MPI_SUCCESS;
+}
+
+// The common path of the four constructors. `base` is the memory of
+// MPI_Win_create; the allocating flavors return theirs in `baseptr`.
+int create(const char* function, int flavor, void* base, MPI_Aint size, int disp_unit, MPI_Info info,
+           MPI_Comm comm_handle, void* baseptr, MPI_Win* out) {
+  Comm* comm = nullptr;
+  if (int err = find_comm_checked(function, comm_handle, comm); err != MPI_SUCCESS) return err;
+  if (out == nullptr) return raise(comm, MPI_ERR_ARG, function, "null win argument");
+  *out = MPI_WIN_NULL;
+  if (size < 0) return raise(comm, MPI_ERR_SIZE, function, "invalid size %td", size);
+  if (disp_unit <= 0) return raise(comm, MPI_ERR_DISP, function, "invalid displacement unit %d", disp_unit);
+  if (baseptr == nullptr && (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED)) {
+    return raise(comm, MPI_ERR_ARG, function, "null baseptr argument");
+  }
+  if (flavor == MPI_WIN_FLAVOR_CREATE && base == nullptr && size > 0) {
+    return raise(comm, MPI_ERR_BASE, function, "null base for a window of %td bytes", size);
+  }
+  auto win = std::make_unique<Window>();
+  if (info != MPI_INFO_NULL && !info_entries(info, win->info)) {
+    return raise(comm, MPI_ERR_INFO, function, "invalid info object %d", info);
+  }
+  if (PMPI_Comm_dup(comm_handle, &win->comm) != MPI_SUCCESS) {
+    return raise(comm, MPI_ERR_OTHER, function, "cannot duplicate the communicator");
+  }
+  Comm& private_comm = *find_comm(win->comm);
+  win->rank = private_comm.rank;
+  win->size = private_comm.size;
+  win->flavor = flavor;
+  win->disp_unit = disp_unit;
+  win->bytes = flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : size;
+  win->peers.resize(static_cast<std::size_t>(win->size));
+  win->locks.assign(static_cast<std::size_t>(win->size), LockState::None);
+  win->lock_checked.assign(static_cast<std::size_t>(win->size), 0);
+  win->in_access_group.assign(static_cast<std::size_t>(win->size), 0);
+  win->unflushed.assign(static_cast<std::size_t>(win->size), 0);
+
+  const bool one_host = node_layout(private_comm).local.size() == static_cast<std::size_t>(win->size);
+  int error = MPI_SUCCESS;
+  if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
+    engine::MemMapParams params;
+    params.length = kControlBytes + static_cast<std::size_t>(size);
+    if (engine::MemRegion::map(params, win->region) != Status::Ok) {
+      error = MPI_ERR_NO_MEM;
+    } else {
+      win->control = reinterpret_cast<WinControl*>(win->region->base());
+      win->base = static_cast<std::byte*>(win->region->base()) + kControlBytes;
+    }
+  } else if (flavor == MPI_WIN_FLAVOR_CREATE) {
+    win->base = base;
+  }
+  // Every rank learns every rank's window (and whether creation failed anywhere).
+  RankWindow mine{reinterpret_cast<uint64_t>(win->base), static_cast<int64_t>(win->bytes), disp_unit, error};
+  std::vector<RankWindow> ranks(static_cast<std::size_t>(win->size));
+  if (PMPI_Allgather(&mine, sizeof(RankWindow), MPI_BYTE, ranks.data(), sizeof(RankWindow), MPI_BYTE, win->comm) !=
+      MPI_SUCCESS) {
+    release(*win);
+    return raise(comm, MPI_ERR_OTHER, function, "cannot exchange the window's addresses");
+  }
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    if (ranks[r].reserved != MPI_SUCCESS) {
+      release(*win);
+      return raise(comm, ranks[r].reserved, function, "rank %zu could not allocate its part of the window", r);
+    }
+    win->peers[r].base = ranks[r].base;
+    win->peers[r].size = ranks[r].size;
+    win->peers[r].disp_unit = ranks[r].disp_unit;
+  }
+
+  if (flavor == MPI_WIN_FLAVOR_SHARED) {
+    if (!one_host) {
+      release(*win);
+      return raise(comm, MPI_ERR_RMA_SHARED, function,
+                   "the communicator's processes are not all on one host: they cannot share memory");
+    }
+    if (int err = allocate_shared(function, *win, ranks); err != MPI_SUCCESS) {
+      release(*win);
+      return err;
+    }
+    win->direct = true;
+  } else if (flavor == MPI_WIN_FLAVOR_ALLOCATE && one_host) {
+    win->direct = map_peers(*win, win->region->packed_key(), kControlBytes);
+    if (!win->direct) {
+      TERN_LOG(Debug, "mpi: a window's memory could not be mapped by every rank: its targets serve it");
+    }
+  }
+  if (!win->direct) {
+    for (engine::RemoteKey* key : win->keys) {
+      if (key != nullptr) engine::RemoteKey::destroy(key);
+    }
+    win->keys.clear();
+    for (WinPeer& peer : win->peers) peer.mapped = nullptr, peer.control = nullptr;
+    win->agent = std::make_unique<Agent>(*win);
+    if (int err = win->agent->start(); err != MPI_SUCCESS) {
+      release(*win);
+      return raise(comm, err, function, "cannot start serving the window");
+    }
+  }
+  // No rank may reach a window before every rank has made it.
+  PMPI_Barrier(win->comm);
+  if (baseptr != nullptr) *static_cast<void**>(baseptr) = win->base;
+  *out = g_windows.add(win);
+  if (*out == MPI_WIN_NULL) {
+    release(*win);
+    return raise(comm, MPI_ERR_NO_MEM, function, "out of window handles (%d)", kMaxWindows - 1);
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+Window* find_window(MPI_Win handle) { return g_windows.find(handle); }
+
+int raise_win(const Window* win, int error_class, const char* function, const char* format, ...) {
+  char detail[384];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(detail, sizeof(detail), format, args);
+  va_end(args);
+  if (win == nullptr) return raise(nullptr, error_class, function, "%s", detail);
+  if (win->errhandler == MPI_ERRORS_RETURN) return error_class;
+  // The communicator path prints and aborts; a stand-in carries the window's handler there.
+  static Comm fatal;
+  fatal.errhandler = win->errhandler;
+  return raise(&fatal, error_class, function, "%s", detail);
+}
+
+int find_window_checked(const char* function, MPI_Win handle, Window*& win) {
+  if (g_state == nullptr) return not_initialized(function);
+  win = find_window(handle);
+  if (win == nullptr) return raise(nullptr, MPI_ERR_WIN, function, "invalid window %d", handle);
+  return MPI_SUCCESS;
+}
+
+}  // namespace tern::mpi
+
+extern "C" {
+
+int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  return create("MPI_Win_create", MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, nullptr, win);
+}
+
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+  return create("MPI_Win_allocate", MPI_WIN_FLAVOR_ALLOCATE, nullptr, size, disp_unit, info, comm, baseptr, win);
+}
+
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                             MPI_Win* win) {
+  return create("MPI_Win_allocate_shared", MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit, info, comm, baseptr,
+                win);
+}
+
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  return create("MPI_Win_create_dynamic", MPI_WIN_FLAVOR_DYNAMIC, nullptr, 0, 1, info, comm, nullptr, win);
+}
+
+int PMPI_Win_free(MPI_Win* handle) {
+  constexpr const char* kFunction = "MPI_Win_free";
+  if (g_state == nullptr) return not_initialized(kFunction);
+  if (handle == nullptr) return raise(nullptr, MPI_ERR_ARG, kFunction, "null win argument");
+  Window* win = nullptr;
+  if (int err = find_window_checked(kFunction, *handle, win); err != MPI_SUCCESS) return err;
+  bool locked = win->lock_all;
+  for (LockState state : win->locks) locked = locked || state != LockState::None;
+  if (locked || win->access_epoch || win->exposure_epoch) {
+    return raise_win(win, MPI_ERR_RMA_SYNC, kFunction, "the window still has an epoch open (a lock or PSCW)");
+  }
+  int error = win->direct ? MPI_SUCCESS : served_wait_local(*win, -1);
+  // Nobody may reach this rank's memory once it is gone.
+  PMPI_Barrier(win->comm);
+  if (win->agent != nullptr) win->agent->stop();
+  release(*win);
+  g_windows.remove(*handle);
+  *handle = MPI_WIN_NULL;
+  return error;
+}
+
+#pragma weak MPI_Win_create = PMPI_Win_create
+#pragma weak MPI_Win_allocate = PMPI_Win_allocate
+#pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
+#pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
+#pragma weak MPI_Win_free = PMPI_Win_free
+
+}  // extern "C"

@@ -1,0 +1,195 @@
+// MPI one-sided windows. A window is a private duplicate of its
+// communicator, each rank's memory (base, size, displacement unit), the
+// synchronization state of its epochs, and one of two ways to reach the
+// targets:
+//
+//  - Direct: every rank on this host and the memory from MPI_Win_allocate or
+//    MPI_Win_allocate_shared, which the engine maps into every peer. The
+//    origin does all the work: puts and gets are copies, accumulates
+//    element-wise CPU atomics (accumulate.cpp), locks an atomic word in the
+//    target's control block. The target need not call MPI at all.
+//  - Served: any other window (MPI_Win_create's memory, dynamic windows,
+//    peers on other hosts). Operations travel as messages to the target's
+//    agent (agent.cpp), a receive the target keeps posted on the window's
+//    private context; the target's progress (any MPI call, or its progress
+//    thread) applies them and answers gets, flushes and lock requests.
+//
+// Both keep MPI's unified memory model (MPI_WIN_UNIFIED).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "datatype/derived.hpp"
+#include "info/info.hpp"
+#include "mpi.h"
+#include "state.hpp"
+#include "tern/engine/memory.hpp"
+
+namespace tern::mpi {
+
+// A rank's window control block, in memory its peers map (direct windows).
+struct alignas(64) WinControl {
+  // Passive-target lock: kExclusiveLock, or the number of shared holders.
+  std::atomic<uint64_t> lock{0};
+  // Serializes accumulates on elements no CPU atomic covers (pairs, long
+  // double, complex, misaligned ones) at this target.
+  std::atomic<uint32_t> wide_accumulate{0};
+};
+inline constexpr uint64_t kExclusiveLock = uint64_t{1} << 63;
+// Bytes before a direct window's data in its mapping: the control block,
+// rounded so that the data stays page aligned.
+inline constexpr std::size_t kControlBytes = 4096;
+
+struct WinPeer {
+  MPI_Aint size = 0;
+  int disp_unit = 1;
+  uint64_t base = 0;               // the peer's base as it sees it
+  std::byte* mapped = nullptr;     // direct: the peer's base mapped here
+  WinControl* control = nullptr;   // direct: the peer's control block mapped here
+};
+
+// A served window's target side (agent.cpp).
+class Agent;
+
+// Origin-side operations of served windows still running (origin.cpp).
+struct PendingOp {
+  engine::Request* request = nullptr;
+  int target = 0;
+  void* temp = nullptr;  // freed at completion
+  // Gets into a non-contiguous origin buffer: unpack `temp` into it.
+  std::shared_ptr<const DerivedType> unpack_type;
+  void* unpack_into = nullptr;
+  std::size_t unpack_count = 0;
+  std::size_t unpack_bytes = 0;
+};
+
+enum class LockState : uint8_t { None, Shared, Exclusive };
+
+struct Window {
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate of the creating communicator
+  int rank = 0;
+  int size = 0;
+  int flavor = MPI_WIN_FLAVOR_CREATE;
+  bool direct = false;
+  void* base = nullptr;
+  MPI_Aint bytes = 0;
+  int disp_unit = 1;
+  std::vector<WinPeer> peers;
+  WinControl* control = nullptr;  // this rank's (direct windows)
+  engine::MemRegion* region = nullptr;           // memory this rank allocated
+  std::vector<engine::RemoteKey*> keys;          // peers' regions mapped here
+  std::unique_ptr<Agent> agent;                  // served windows
+  // Dynamic windows: the ranges attached here, as (base, size); the agent
+  // reads them from progress, perhaps on the progress thread.
+  std::vector<std::pair<uintptr_t, std::size_t>> attached;
+  std::mutex attached_mutex;
+
+  // --- Epochs
+  bool fence_epoch = false;                   // between fences
+  std::vector<int> access_group;              // MPI_Win_start .. complete (window ranks)
+  std::vector<char> in_access_group;          // by window rank
+  bool access_epoch = false;
+  std::vector<int> exposure_group;            // MPI_Win_post .. wait
+  std::vector<MPI_Request> exposure_requests; // the completes awaited
+  bool exposure_epoch = false;
+  std::vector<LockState> locks;               // by target
+  std::vector<char> lock_checked;             // MPI_MODE_NOCHECK locks: nothing taken
+  bool lock_all = false;
+  bool lock_all_nocheck = false;
+
+  // --- Served windows, origin side
+  std::mutex origin_mutex;            // the lists below, under MPI_THREAD_MULTIPLE
+  std::vector<PendingOp> pending;     // local completion outstanding
+  std::vector<char> unflushed;        // by target: puts/accumulates not known applied
+
+  std::string name;
+  InfoEntries info;
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+};
+
+// The window `handle` names, or null.
+[[nodiscard]] Window* find_window(MPI_Win handle);
+// Raises `error_class` from `function` on `win`'s handler (null: the world's).
+int raise_win(const Window* win, int error_class, const char* function, const char* format, ...)
+    __attribute__((format(printf, 4, 5)));
+// MPI runs and `handle` names a window.
+int find_window_checked(const char* function, MPI_Win handle, Window*& win);
+// The private communicator's state.
+[[nodiscard]] inline Comm& window_comm(const Window& win) { return *find_comm(win.comm); }
+
+// Whether an operation to `target` may run now (an access epoch covers it).
+[[nodiscard]] inline bool in_access_epoch(const Window& win, int target) {
+  return win.fence_epoch || win.lock_all || win.locks[static_cast<std::size_t>(target)] != LockState::None ||
+         (win.access_epoch && win.in_access_group[static_cast<std::size_t>(target)] != 0);
+}
+[[nodiscard]] inline bool in_passive_epoch(const Window& win, int target) {
+  return win.lock_all || win.locks[static_cast<std::size_t>(target)] != LockState::None;
+}
+
+// --- Accumulate arithmetic (accumulate.cpp)
+// Whether `op` may be an accumulate's operation (predefined, REPLACE,
+// NO_OP; no user operations), and on elements of `basic`.
+[[nodiscard]] bool accumulate_op_valid(MPI_Op op, MPI_Datatype basic) noexcept;
+// target[i] = in[i] op target[i] for `count` elements of `basic`, each
+// element atomically with respect to every other accumulate on it; the old
+// values go to `old` when it is not null. `wide_lock` serializes the
+// elements no CPU atomic covers.
+void accumulate_elements(MPI_Op op, MPI_Datatype basic, const std::byte* in, std::byte* target, std::size_t count,
+                         std::byte* old, std::atomic<uint32_t>& wide_lock) noexcept;
+// Compare-and-swap of one element of `size` bytes (1, 2, 4 or 8); the old
+// value to `old`.
+void compare_and_swap_element(std::size_t size, const std::byte* desired, const std::byte* compare,
+                              std::byte* target, std::byte* old, std::atomic<uint32_t>& wide_lock) noexcept;
+// Walks `count` instances of `type` at `target`: for each run of basic
+// elements, accumulate_elements with the next packed inputs (and old values).
+void accumulate_layout(MPI_Op op, MPI_Datatype basic, const DerivedType& type, std::size_t count,
+                       const std::byte* packed_in, std::byte* target, std::byte* packed_old,
+                       std::atomic<uint32_t>& wide_lock) noexcept;
+
+// --- Synchronization pieces shared by the calls (sync.cpp)
+// Every operation this rank issued to `target` (all targets: -1) complete
+// at the target.
+[[nodiscard]] int complete_at_targets(Window& win, int target);
+
+// --- Served windows, origin side (origin.cpp)
+struct RmaCall {
+  int kind = 0;  // protocol.hpp's RmaKind
+  const void* origin = nullptr;
+  std::size_t origin_count = 0;
+  std::shared_ptr<const DerivedType> origin_type;
+  void* result = nullptr;
+  std::size_t result_count = 0;
+  std::shared_ptr<const DerivedType> result_type;
+  const void* compare = nullptr;
+  int target = 0;
+  uint64_t target_address = 0;  // the peer's address (dynamic: as given)
+  std::size_t target_count = 0;
+  std::shared_ptr<const DerivedType> target_type;
+  MPI_Datatype basic = MPI_DATATYPE_NULL;  // accumulates: the element type
+  MPI_Op op = MPI_OP_NULL;
+  std::size_t bytes = 0;  // data bytes the target side touches
+};
+// Sends a call to the target's agent; the MPI error class.
+[[nodiscard]] int served_issue(Window& win, const RmaCall& call);
+// Waits for this rank's operations to `target` (-1: all) to complete locally.
+[[nodiscard]] int served_wait_local(Window& win, int target);
+// Asks `targets` to confirm that every earlier operation is applied, and
+// waits for their answers; `kind`: flush, or unlock (which also releases).
+[[nodiscard]] int served_flush(Window& win, const std::vector<int>& targets, int kind);
+// Takes the lock of `target`'s agent (waits until it is granted).
+[[nodiscard]] int served_lock(Window& win, const std::vector<int>& targets, bool exclusive);
+
+// --- Direct windows (direct.cpp)
+[[nodiscard]] int direct_issue(Window& win, const RmaCall& call);
+// Passive-target lock word of `target`.
+void direct_lock(Window& win, int target, bool exclusive);
+void direct_unlock(Window& win, int target, bool exclusive);
+
+}  // namespace tern::mpi

@@ -51,7 +51,24 @@ TERN_MPI_API(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size))
 TERN_MPI_API(int, Win_detach, (MPI_Win win, const void *base))
 TERN_MPI_API(int, Win_free, (MPI_Win *win))
 TERN_MPI_API(int, Win_get_group, (MPI_Win win, MPI_Group *group))
+/* attribute_val is a void **: the value set, or for the predefined keys MPI_WIN_BASE the base and for the others a
+ * pointer to the value (MPI_Aint for MPI_WIN_SIZE, int otherwise). */
 TERN_MPI_API(int, Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag))
+/* Attribute caching on windows (the communicator calls' rules, mpi_attributes.h); MPI_Win_free deletes them. */
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in,
+                                       void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val, void *extra_state);
+int MPI_WIN_NULL_COPY_FN(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in,
+                         void *attribute_val_out, int *flag);
+int MPI_WIN_DUP_FN(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in,
+                   void *attribute_val_out, int *flag);
+int MPI_WIN_NULL_DELETE_FN(MPI_Win win, int win_keyval, void *attribute_val, void *extra_state);
+TERN_MPI_API(int, Win_create_keyval, (MPI_Win_copy_attr_function *win_copy_attr_fn,
+                                      MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                                      void *extra_state))
+TERN_MPI_API(int, Win_free_keyval, (int *win_keyval))
+TERN_MPI_API(int, Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val))
+TERN_MPI_API(int, Win_delete_attr, (MPI_Win win, int win_keyval))
 TERN_MPI_API(int, Win_set_name, (MPI_Win win, const char *win_name))
 TERN_MPI_API(int, Win_get_name, (MPI_Win win, char *win_name, int *resultlen))
 TERN_MPI_API(int, Win_set_info, (MPI_Win win, MPI_Info info))

@@ -34,6 +34,16 @@ int PMPI_Win_get_attr(MPI_Win handle, int keyval, void* attribute_val, int* flag
   if (attribute_val == nullptr || flag == nullptr) {
     return raise_win(win, MPI_ERR_ARG, kFunction, "null attribute_val or flag argument");
   }
+  if (is_user_keyval(keyval)) {
+    void* value = nullptr;
+    bool found = false;
+    if (int err = attr_get(AttrObject::Win, win->attributes, keyval, &value, &found); err != MPI_SUCCESS) {
+      return raise_win(win, err, kFunction, "invalid window keyval %d", keyval);
+    }
+    if (found) *static_cast<void**>(attribute_val) = value;
+    *flag = found ? 1 : 0;
+    return MPI_SUCCESS;
+  }
   void* value = nullptr;
   switch (keyval) {
     case MPI_WIN_BASE: value = win->base; break;

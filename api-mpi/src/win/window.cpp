@@ -282,6 +282,9 @@ int PMPI_Win_free(MPI_Win* handle) {
   if (locked || win->access_epoch || win->exposure_epoch) {
     return raise_win(win, MPI_ERR_RMA_SYNC, kFunction, "the window still has an epoch open (a lock or PSCW)");
   }
+  if (int err = attr_delete_all(AttrObject::Win, *handle, win->attributes); err != MPI_SUCCESS) {
+    return raise_win(win, err, kFunction, "an attribute's delete callback failed (%d)", err);
+  }
   int error = win->direct ? MPI_SUCCESS : served_wait_local(*win, -1);
   // Nobody may reach this rank's memory once it is gone.
   PMPI_Barrier(win->comm);

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "attr/attributes.hpp"
 #include "datatype/derived.hpp"
 #include "info/info.hpp"
 #include "mpi.h"
@@ -110,6 +111,7 @@ struct Window {
   std::vector<char> unflushed;        // by target: puts/accumulates not known applied
 
   std::string name;
+  AttributeList attributes;  // MPI_Win_set_attr's
   InfoEntries info;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
 };

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "tern/runtime/copy.hpp"
 #include "win/protocol.hpp"
 #include "win/window.hpp"
 
@@ -29,7 +30,7 @@ int direct_issue(Window& win, const RmaCall& call) {
   switch (call.kind) {
     case kRmaPut: {
       if (call.origin_type->contiguous && target_type.contiguous) {
-        std::memcpy(target, call.origin, call.bytes);
+        runtime::copy_bytes(target, call.origin, call.bytes);
         return MPI_SUCCESS;
       }
       std::byte* temp = nullptr;
@@ -42,7 +43,7 @@ int direct_issue(Window& win, const RmaCall& call) {
     case kRmaGet: {
       void* origin = const_cast<void*>(call.origin);
       if (call.origin_type->contiguous && target_type.contiguous) {
-        std::memcpy(origin, target, call.bytes);
+        runtime::copy_bytes(origin, target, call.bytes);
         return MPI_SUCCESS;
       }
       auto* temp = static_cast<std::byte*>(std::malloc(call.bytes == 0 ? 1 : call.bytes));

@@ -14,11 +14,16 @@ place. Options:
   f08_symbol=S mpi_f08's form calls the C symbol S_ (for arguments whose
                Fortran 2008 type means something else than the old form's)
   f08_kinds    {parameter: kind} where mpi_f08's form differs
+  c_ptr_overload  `use mpi` also takes a TYPE(C_PTR) for the address_out
+               argument (MPI_<name>_cptr, the same entry point)
 """
 
 BUFFER_SEND = "buf:choice, count:int, datatype:Datatype, dest:int, tag:int, comm:Comm"
 NONBLOCKING_SEND = BUFFER_SEND + ", request:Request_out"
 RECEIVE = "buf:choice, count:int, datatype:Datatype, source:int, tag:int, comm:Comm"
+ORIGIN = "origin_addr:choice, origin_count:int, origin_datatype:Datatype"
+TARGET = "target_rank:int, target_disp:aint, target_count:int, target_datatype:Datatype"
+RESULT = "result_addr:choice, result_count:int, result_datatype:Datatype"
 FILE_ACCESS = "fh:File, buf:choice, count:int, datatype:Datatype"
 GATHER_LIKE = ("sendbuf:choice, sendcount:int, sendtype:Datatype, recvbuf:choice, recvcount:int, "
                "recvtype:Datatype")
@@ -66,7 +71,7 @@ FAMILIES = {
         ("Get_processor_name", "name:string_out(MPI_MAX_PROCESSOR_NAME), resultlen:int_out"),
         ("Get_version", "version:int_out, subversion:int_out"),
         ("Get_library_version", "version:string_out(MPI_MAX_LIBRARY_VERSION_STRING), resultlen:int_out"),
-        ("Alloc_mem", "size:aint, info:Info, baseptr:address_out"),
+        ("Alloc_mem", "size:aint, info:Info, baseptr:address_out", {"c_ptr_overload": True}),
         ("Free_mem", "base:choice"),
         ("Comm_set_errhandler", "comm:Comm, errhandler:Errhandler"),
         ("Comm_get_errhandler", "comm:Comm, errhandler:Errhandler_out"),
@@ -105,6 +110,7 @@ FAMILIES = {
         ("Comm_set_info", "comm:Comm, info:Info"),
         ("Comm_get_info", "comm:Comm, info_used:Info_out"),
         ("Comm_dup_with_info", "comm:Comm, info:Info, newcomm:Comm_out"),
+        ("Comm_split_type", "comm:Comm, split_type:int, key:int, info:Info, newcomm:Comm_out"),
         # Keyvals are made in C (their callbacks take handles by value); the
         # values are address-sized integers.
         ("Comm_set_attr", "comm:Comm, comm_keyval:int, attribute_val:aint", {"handwritten": True}),
@@ -256,6 +262,60 @@ FAMILIES = {
         ("File_get_errhandler", "file:File, errhandler:Errhandler_out"),
         ("File_call_errhandler", "fh:File, errorcode:int"),
     ],
+    # One-sided communication: windows, their properties and synchronisation.
+    "win": [
+        ("Win_create", "base:choice, size:aint, disp_unit:int, info:Info, comm:Comm, win:Win_out"),
+        ("Win_allocate", "size:aint, disp_unit:int, info:Info, comm:Comm, baseptr:address_out, win:Win_out",
+         {"c_ptr_overload": True}),
+        ("Win_allocate_shared", "size:aint, disp_unit:int, info:Info, comm:Comm, baseptr:address_out, "
+                                "win:Win_out", {"c_ptr_overload": True}),
+        ("Win_shared_query", "win:Win, rank:int, size:aint_out, disp_unit:int_out, baseptr:address_out",
+         {"c_ptr_overload": True}),
+        ("Win_create_dynamic", "info:Info, comm:Comm, win:Win_out"),
+        ("Win_attach", "win:Win, base:choice, size:aint"),
+        ("Win_detach", "win:Win, base:choice"),
+        ("Win_free", "win:Win_inout"),
+        ("Win_get_group", "win:Win, group:Group_out"),
+        # The predefined keys' values are handed out as values, not pointers.
+        ("Win_get_attr", "win:Win, win_keyval:int, attribute_val:aint_out, flag:logical_out", {"handwritten": True}),
+        ("Win_set_attr", "win:Win, win_keyval:int, attribute_val:aint", {"handwritten": True}),
+        ("Win_delete_attr", "win:Win, win_keyval:int"),
+        ("Win_free_keyval", "win_keyval:int_inout"),
+        ("Win_set_name", "win:Win, win_name:string_in"),
+        ("Win_get_name", "win:Win, win_name:string_out(MPI_MAX_OBJECT_NAME), resultlen:int_out"),
+        ("Win_set_info", "win:Win, info:Info"),
+        ("Win_get_info", "win:Win, info_used:Info_out"),
+        ("Win_set_errhandler", "win:Win, errhandler:Errhandler"),
+        ("Win_get_errhandler", "win:Win, errhandler:Errhandler_out"),
+        ("Win_call_errhandler", "win:Win, errorcode:int"),
+        ("Put", ORIGIN + ", " + TARGET + ", win:Win"),
+        ("Get", ORIGIN + ", " + TARGET + ", win:Win"),
+        ("Accumulate", ORIGIN + ", " + TARGET + ", op:Op, win:Win"),
+        ("Get_accumulate", ORIGIN + ", " + RESULT + ", " + TARGET + ", op:Op, win:Win"),
+        ("Fetch_and_op", "origin_addr:choice, result_addr:choice, datatype:Datatype, target_rank:int, "
+                         "target_disp:aint, op:Op, win:Win"),
+        ("Compare_and_swap", "origin_addr:choice, compare_addr:choice, result_addr:choice, datatype:Datatype, "
+                             "target_rank:int, target_disp:aint, win:Win"),
+        ("Rput", ORIGIN + ", " + TARGET + ", win:Win, request:Request_out"),
+        ("Rget", ORIGIN + ", " + TARGET + ", win:Win, request:Request_out"),
+        ("Raccumulate", ORIGIN + ", " + TARGET + ", op:Op, win:Win, request:Request_out"),
+        ("Rget_accumulate", ORIGIN + ", " + RESULT + ", " + TARGET + ", op:Op, win:Win, request:Request_out"),
+        ("Win_fence", "assert:int, win:Win"),
+        ("Win_post", "group:Group, assert:int, win:Win"),
+        ("Win_start", "group:Group, assert:int, win:Win"),
+        ("Win_complete", "win:Win"),
+        ("Win_wait", "win:Win"),
+        ("Win_test", "win:Win, flag:logical_out"),
+        ("Win_lock", "lock_type:int, rank:int, assert:int, win:Win"),
+        ("Win_unlock", "rank:int, win:Win"),
+        ("Win_lock_all", "assert:int, win:Win"),
+        ("Win_unlock_all", "win:Win"),
+        ("Win_flush", "rank:int, win:Win"),
+        ("Win_flush_all", "win:Win"),
+        ("Win_flush_local", "rank:int, win:Win"),
+        ("Win_flush_local_all", "win:Win"),
+        ("Win_sync", "win:Win"),
+    ],
     "topology": [
         ("Dims_create", "nnodes:int, ndims:int, dims:int_array_inout"),
         ("Cart_create", "comm_old:Comm, ndims:int, dims:int_array, periods:logical_array, reorder:logical, "
@@ -323,4 +383,5 @@ FAMILIES = {
 
 # C functions with no Fortran form: the handle conversions are C's own.
 C_ONLY = ["Comm_c2f", "Comm_f2c", "Type_c2f", "Type_f2c", "Op_c2f", "Op_f2c", "Request_c2f", "Request_f2c",
-          "Group_c2f", "Group_f2c", "Message_c2f", "Message_f2c", "Info_c2f", "Info_f2c", "File_c2f", "File_f2c"]
+          "Group_c2f", "Group_f2c", "Message_c2f", "Message_f2c", "Info_c2f", "Info_f2c", "File_c2f", "File_f2c",
+          "Win_c2f", "Win_f2c"]

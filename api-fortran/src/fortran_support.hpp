@@ -27,6 +27,13 @@ extern MPI_Fint tern_mpi_statuses_ignore_[];
 #define TERN_FORTRAN_WEAK_ALIAS(name) \
   decltype(pmpi_##name##_) mpi_##name##_ __attribute__((weak, alias("pmpi_" #name "_")));
 
+// `use mpi`'s TYPE(C_PTR) form of an address result (MPI_Alloc_mem,
+// MPI_Win_allocate, ...) is another name of the same entry point, with its own
+// weak mpi_<name>_cptr_.
+#define TERN_FORTRAN_C_PTR_ALIAS(name)                                                    \
+  decltype(pmpi_##name##_) pmpi_##name##_cptr_ __attribute__((alias("pmpi_" #name "_"))); \
+  decltype(pmpi_##name##_) mpi_##name##_cptr_ __attribute__((weak, alias("pmpi_" #name "_cptr_")));
+
 namespace tern::fortran {
 
 // A Fortran status is MPI_STATUS_SIZE integers holding a C MPI_Status's bytes.

@@ -12,6 +12,7 @@ module mpi
   use tern_mpi_info
   use tern_mpi_io
   use tern_mpi_topology
+  use tern_mpi_win
   implicit none
   public
 

@@ -7,7 +7,8 @@ module tern_mpi_f08_types
   use tern_mpi_f08_handles
   implicit none
   private
-  public :: MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_File, MPI_Group, MPI_Info, MPI_Message, MPI_Op, MPI_Request
+  public :: MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_File, MPI_Group, MPI_Info, MPI_Message, MPI_Op, MPI_Request, &
+            MPI_Win
   public :: operator(==), operator(/=)
 
   ! MPI_SOURCE, MPI_TAG and MPI_ERROR are the C status's first three fields;

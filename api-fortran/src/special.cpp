@@ -1,7 +1,8 @@
 // Fortran entry points whose arguments do not map one to one onto the C
 // call: no argc/argv, functions with results, attribute values given by
-// value, the MPI-1 forms that take default integers for addresses, no
-// ierror (MPI_PCONTROL), a buffer length that is the CHARACTER's own.
+// value (a window's predefined ones as values), the MPI-1 forms that take
+// default integers for addresses, no ierror (MPI_PCONTROL), a buffer length
+// that is the CHARACTER's own.
 #include <string>
 #include <vector>
 
@@ -47,6 +48,28 @@ void pmpi_comm_get_attr_(const MPI_Fint* comm, const MPI_Fint* comm_keyval, MPI_
 }
 TERN_FORTRAN_WEAK_ALIAS(comm_get_attr)
 
+// A window's predefined keys: C hands back the base itself (MPI_WIN_BASE) or a
+// pointer to the value (an MPI_Aint for MPI_WIN_SIZE, an int for the others);
+// Fortran takes the value. A user keyval's value is the integer that was set.
+void pmpi_win_get_attr_(const MPI_Fint* win, const MPI_Fint* win_keyval, MPI_Aint* attribute_val, MPI_Fint* flag,
+                        MPI_Fint* ierror) {
+  void* value = nullptr;
+  int found = 0;
+  const int rc = PMPI_Win_get_attr(*win, *win_keyval, &value, &found);
+  if (rc == MPI_SUCCESS && found) {
+    switch (*win_keyval) {
+      case MPI_WIN_SIZE: *attribute_val = *static_cast<const MPI_Aint*>(value); break;
+      case MPI_WIN_DISP_UNIT:
+      case MPI_WIN_CREATE_FLAVOR:
+      case MPI_WIN_MODEL: *attribute_val = *static_cast<const int*>(value); break;
+      default: *attribute_val = reinterpret_cast<MPI_Aint>(value); break;
+    }
+  }
+  *flag = tern::fortran::to_logical(found);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(win_get_attr)
+
 // Fortran's attribute value is an integer given by reference; C's is the
 // pointer itself.
 void pmpi_comm_set_attr_(const MPI_Fint* comm, const MPI_Fint* comm_keyval, const MPI_Aint* attribute_val,
@@ -62,6 +85,12 @@ void pmpi_type_set_attr_(const MPI_Fint* datatype, const MPI_Fint* type_keyval, 
                            PMPI_Type_set_attr(*datatype, *type_keyval, reinterpret_cast<void*>(*attribute_val)));
 }
 TERN_FORTRAN_WEAK_ALIAS(type_set_attr)
+
+void pmpi_win_set_attr_(const MPI_Fint* win, const MPI_Fint* win_keyval, const MPI_Aint* attribute_val,
+                        MPI_Fint* ierror) {
+  tern::fortran::set_error(ierror, PMPI_Win_set_attr(*win, *win_keyval, reinterpret_cast<void*>(*attribute_val)));
+}
+TERN_FORTRAN_WEAK_ALIAS(win_set_attr)
 
 // The old form's buffer_addr is a choice buffer the program already knows;
 // nothing is written into it. mpi_f08's is a type(c_ptr) that receives it.

@@ -163,6 +163,13 @@ void pmpi_comm_dup_with_info_(const MPI_Fint* comm, const MPI_Fint* info, MPI_Fi
 }
 TERN_FORTRAN_WEAK_ALIAS(comm_dup_with_info)
 
+void pmpi_comm_split_type_(const MPI_Fint* comm, const MPI_Fint* split_type, const MPI_Fint* key,
+                           const MPI_Fint* info, MPI_Fint* newcomm, MPI_Fint* ierror) {
+  const int rc = PMPI_Comm_split_type(*comm, *split_type, *key, *info, newcomm);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_split_type)
+
 void pmpi_comm_delete_attr_(const MPI_Fint* comm, const MPI_Fint* comm_keyval, MPI_Fint* ierror) {
   const int rc = PMPI_Comm_delete_attr(*comm, *comm_keyval);
   tern::fortran::set_error(ierror, rc);

@@ -76,6 +76,7 @@ void pmpi_alloc_mem_(const MPI_Aint* size, const MPI_Fint* info, void* baseptr, 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(alloc_mem)
+TERN_FORTRAN_C_PTR_ALIAS(alloc_mem)
 
 void pmpi_free_mem_(void* base, MPI_Fint* ierror) {
   const int rc = PMPI_Free_mem(tern::fortran::buffer(base));

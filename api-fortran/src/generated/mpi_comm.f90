@@ -9,8 +9,8 @@ module tern_mpi_comm
       & MPI_Group_rank, MPI_Group_incl, MPI_Group_excl, MPI_Group_free, &
       & MPI_Group_translate_ranks, MPI_Group_compare, MPI_Op_create, MPI_Op_free, &
       & MPI_Op_commutative, MPI_Comm_test_inter, MPI_Comm_set_name, MPI_Comm_get_name, &
-      & MPI_Comm_set_info, MPI_Comm_get_info, MPI_Comm_dup_with_info, MPI_Comm_set_attr, &
-      & MPI_Comm_delete_attr, MPI_Comm_free_keyval
+      & MPI_Comm_set_info, MPI_Comm_get_info, MPI_Comm_dup_with_info, MPI_Comm_split_type, &
+      & MPI_Comm_set_attr, MPI_Comm_delete_attr, MPI_Comm_free_keyval
 
   interface
     subroutine MPI_Comm_rank(comm, rank, ierror)
@@ -226,6 +226,17 @@ module tern_mpi_comm
       integer, intent(out) :: newcomm
       integer, intent(out) :: ierror
     end subroutine MPI_Comm_dup_with_info
+
+    subroutine MPI_Comm_split_type(comm, split_type, key, info, newcomm, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(in) :: split_type
+      integer, intent(in) :: key
+      integer, intent(in) :: info
+      integer, intent(out) :: newcomm
+      integer, intent(out) :: ierror
+    end subroutine MPI_Comm_split_type
 
     subroutine MPI_Comm_set_attr(comm, comm_keyval, attribute_val, ierror)
       import

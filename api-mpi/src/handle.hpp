@@ -6,6 +6,7 @@
 // MPI_Irecv, then MPI_Wait on the first handle's copy).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -51,7 +52,8 @@ class HandleTable {
     for (int slot = 1; slot < kCapacity; ++slot) {
       if (objects_[slot] != nullptr) continue;
       objects_[slot] = std::move(object);
-      return Handle::make(slot, generations_[slot]);
+      lookup_[slot].store(objects_[slot].get(), std::memory_order_release);
+      return Handle::make(slot, generations_[slot].load(std::memory_order_relaxed));
     }
     return 0;
   }
@@ -59,20 +61,27 @@ class HandleTable {
   void remove(int handle) {
     std::lock_guard<std::mutex> lock(mutex_);
     const int slot = Handle::slot(handle);
+    lookup_[slot].store(nullptr, std::memory_order_relaxed);
+    generations_[slot].store(Handle::next(generations_[slot].load(std::memory_order_relaxed)),
+                             std::memory_order_release);
     objects_[slot].reset();
-    generations_[slot] = Handle::next(generations_[slot]);
   }
-  [[nodiscard]] T* find(int handle) {
+  // Without the lock: a lookup is on the path of calls as short as one
+  // MPI_Put. Using a handle while another thread frees it is erroneous in
+  // MPI, so only stale handles need refusing, which the generation does.
+  [[nodiscard]] T* find(int handle) const noexcept {
     const int slot = Handle::slot(handle);
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (slot == 0 || !Handle::names(handle, slot, generations_[slot])) return nullptr;
-    return objects_[slot].get();
+    if (slot == 0 || !Handle::names(handle, slot, generations_[slot].load(std::memory_order_acquire))) {
+      return nullptr;
+    }
+    return lookup_[slot].load(std::memory_order_acquire);
   }
 
  private:
   std::mutex mutex_;
   std::unique_ptr<T> objects_[kCapacity];
-  uint32_t generations_[kCapacity] = {};
+  std::atomic<T*> lookup_[kCapacity] = {};
+  std::atomic<uint32_t> generations_[kCapacity] = {};
 };
 
 }  // namespace tern::mpi

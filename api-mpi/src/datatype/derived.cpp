@@ -69,6 +69,9 @@ TypeTable& table() {
       d->name = info->name;
       t->predefined.push_back(std::move(d));
     }
+    for (std::size_t h = 0; h < t->predefined.size() && h < static_cast<std::size_t>(kPredefinedTypes); ++h) {
+      g_predefined_descriptions[h] = t->predefined[h].get();
+    }
     return t;
   }();
   return *t;
@@ -281,6 +284,12 @@ std::shared_ptr<const DerivedType> describe_type(MPI_Datatype type) { return fin
 
 std::shared_ptr<DerivedType> describe_type_mutable(MPI_Datatype type) { return find_mutable(type); }
 
+const DerivedType* g_predefined_descriptions[kPredefinedTypes] = {};
+
+const DerivedType* predefined_description_slow(MPI_Datatype type) noexcept {
+  (void)table();  // builds the table, which fills g_predefined_descriptions
+  return type > 0 && type < kPredefinedTypes ? g_predefined_descriptions[type] : nullptr;
+}
 void record_contents(MPI_Datatype type, TypeContents contents) {
   if (std::shared_ptr<DerivedType> t = find_mutable(type); t != nullptr && !t->predefined) {
     t->contents = std::move(contents);

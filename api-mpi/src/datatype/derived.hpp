@@ -71,6 +71,18 @@ struct DerivedType {
 
 // The description of `type` (predefined or derived); null when invalid.
 [[nodiscard]] std::shared_ptr<const DerivedType> describe_type(MPI_Datatype type);
+// The same for a predefined type, without the table's lock or a reference
+// count (their descriptions live as long as the process); null for any
+// other handle. For calls as short as one MPI_Put.
+inline constexpr int kPredefinedTypes = MPI_LONG_DOUBLE_INT + 1;
+// Filled once, when the type table is built (the first datatype call).
+extern const DerivedType* g_predefined_descriptions[kPredefinedTypes];
+[[nodiscard]] const DerivedType* predefined_description_slow(MPI_Datatype type) noexcept;
+[[nodiscard]] inline const DerivedType* predefined_description(MPI_Datatype type) noexcept {
+  if (type <= 0 || type >= kPredefinedTypes) return nullptr;
+  const DerivedType* description = g_predefined_descriptions[type];
+  return description != nullptr ? description : predefined_description_slow(type);
+}
 // The same, for the calls that change what a handle carries besides its
 // type map (attributes).
 [[nodiscard]] std::shared_ptr<DerivedType> describe_type_mutable(MPI_Datatype type);

@@ -273,7 +273,7 @@ void Agent::apply(const RmaHeader& header, const std::byte* body, int source) {
     case kRmaCompareSwap: {
       auto* old = static_cast<std::byte*>(std::malloc(element));
       if (old == nullptr) return refuse(source, MPI_ERR_NO_MEM, "no memory");
-      compare_and_swap_element(element, data, data + element, target + blocks[0].offset, old, wide_lock_);
+      compare_and_swap_element(element, data, data + element, target + blocks[0].offset, old);
       return send_reply(source, old, element, old);
     }
     default: {
@@ -286,7 +286,7 @@ void Agent::apply(const RmaHeader& header, const std::byte* body, int source) {
       const bool no_input = header.op == MPI_NO_OP;
       for (const RmaBlock& block : blocks) {
         accumulate_elements(header.op, header.basic, no_input ? nullptr : data + done, target + block.offset,
-                            block.length / element, old != nullptr ? old + done : nullptr, wide_lock_);
+                            block.length / element, old != nullptr ? old + done : nullptr);
         done += block.length;
       }
       if (fetch) send_reply(source, old, touched, old);

@@ -58,7 +58,6 @@ class Agent {
   int shared_holders_ = 0;
   bool exclusive_held_ = false;
   std::deque<std::pair<int, bool>> lock_waiters_;  // (origin, exclusive)
-  std::atomic<uint32_t> wide_lock_{0};
 };
 
 }  // namespace tern::mpi

@@ -55,9 +55,11 @@ int direct_issue(Window& win, const RmaCall& call) {
     }
     case kRmaCompareSwap: {
       alignas(16) std::byte old[16];
-      compare_and_swap_element(kTypes[call.basic].size, static_cast<const std::byte*>(call.origin),
-                               static_cast<const std::byte*>(call.compare), target, old,
-                               peer.control->wide_accumulate);
+      {
+        AccumulateGuard guard(peer.control->accumulate);
+        compare_and_swap_element(kTypes[call.basic].size, static_cast<const std::byte*>(call.origin),
+                                 static_cast<const std::byte*>(call.compare), target, old);
+      }
       std::memcpy(call.result, old, kTypes[call.basic].size);
       return MPI_SUCCESS;
     }
@@ -79,8 +81,10 @@ int direct_issue(Window& win, const RmaCall& call) {
           return MPI_ERR_NO_MEM;
         }
       }
-      accumulate_layout(call.op, call.basic, target_type, call.target_count, data, target, old,
-                        peer.control->wide_accumulate);
+      {
+        AccumulateGuard guard(peer.control->accumulate);
+        accumulate_layout(call.op, call.basic, target_type, call.target_count, data, target, old);
+      }
       if (fetch && !old_in_place) {
         unpack_data(*call.result_type, old, call.bytes, call.result, call.result_count);
         std::free(old);

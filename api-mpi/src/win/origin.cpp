@@ -69,15 +69,15 @@ int send_to(Window& win, int target, unsigned tag_value, const void* data, std::
 
 // Posts the receive of a reply from `target`: into `into`, or into a
 // temporary unpacked with `type` into `user` at completion.
-int expect_reply(Window& win, int target, void* user, std::size_t count, const std::shared_ptr<const DerivedType>& type,
-                 std::size_t bytes) {
+int expect_reply(Window& win, int target, void* user, std::size_t count, const DerivedType* type,
+                 const std::shared_ptr<const DerivedType>& hold, std::size_t bytes) {
   Comm& comm = comm_of(win);
   PendingOp op{nullptr, target, nullptr, nullptr, nullptr, 0, 0};
   void* into = user;
   if (!type->contiguous) {
     op.temp = std::malloc(bytes == 0 ? 1 : bytes);
     if (op.temp == nullptr) return MPI_ERR_NO_MEM;
-    op.unpack_type = type;
+    op.unpack_type = hold;  // a derived type: predefined ones are contiguous
     op.unpack_into = user;
     op.unpack_count = count;
     op.unpack_bytes = bytes;
@@ -129,13 +129,14 @@ int served_issue(Window& win, const RmaCall& call) {
   // Replies are posted before the request leaves.
   if (call.kind == kRmaGet) {
     if (int err = expect_reply(win, call.target, const_cast<void*>(call.origin), call.origin_count, call.origin_type,
-                               call.bytes);
+                               call.origin_hold, call.bytes);
         err != MPI_SUCCESS) {
       return err;
     }
   } else if (call.kind == kRmaGetAccumulate || call.kind == kRmaCompareSwap) {
     const std::size_t bytes = call.kind == kRmaCompareSwap ? element : call.bytes;
-    if (int err = expect_reply(win, call.target, call.result, call.result_count, call.result_type, bytes);
+    if (int err = expect_reply(win, call.target, call.result, call.result_count, call.result_type, call.result_hold,
+                               bytes);
         err != MPI_SUCCESS) {
       return err;
     }

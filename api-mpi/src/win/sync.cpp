@@ -16,7 +16,9 @@ namespace tern::mpi {
 
 int complete_at_targets(Window& win, int target) {
   if (win.direct) {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // The copies are done; what the target learns of them later (a lock
+    // released, a message, a barrier) must not be seen before them.
+    std::atomic_thread_fence(std::memory_order_release);
     return MPI_SUCCESS;
   }
   std::vector<int> targets;

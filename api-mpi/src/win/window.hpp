@@ -39,9 +39,8 @@ namespace tern::mpi {
 struct alignas(64) WinControl {
   // Passive-target lock: kExclusiveLock, or the number of shared holders.
   std::atomic<uint64_t> lock{0};
-  // Serializes accumulates on elements no CPU atomic covers (pairs, long
-  // double, complex, misaligned ones) at this target.
-  std::atomic<uint32_t> wide_accumulate{0};
+  // Held around every accumulate's arithmetic at this target (accumulate.cpp).
+  std::atomic<uint32_t> accumulate{0};
 };
 inline constexpr uint64_t kExclusiveLock = uint64_t{1} << 63;
 // Bytes before a direct window's data in its mapping: the control block,
@@ -139,21 +138,31 @@ int find_window_checked(const char* function, MPI_Win handle, Window*& win);
 // Whether `op` may be an accumulate's operation (predefined, REPLACE,
 // NO_OP; no user operations), and on elements of `basic`.
 [[nodiscard]] bool accumulate_op_valid(MPI_Op op, MPI_Datatype basic) noexcept;
-// target[i] = in[i] op target[i] for `count` elements of `basic`, each
-// element atomically with respect to every other accumulate on it; the old
-// values go to `old` when it is not null. `wide_lock` serializes the
-// elements no CPU atomic covers.
+// target[i] = in[i] op target[i] for `count` elements of `basic`; the old
+// values go to `old` when it is not null. Not atomic by itself: direct
+// windows hold the target's AccumulateGuard around it, agents apply one
+// request at a time.
 void accumulate_elements(MPI_Op op, MPI_Datatype basic, const std::byte* in, std::byte* target, std::size_t count,
-                         std::byte* old, std::atomic<uint32_t>& wide_lock) noexcept;
-// Compare-and-swap of one element of `size` bytes (1, 2, 4 or 8); the old
-// value to `old`.
+                         std::byte* old) noexcept;
+// Compare-and-swap of one element of `size` bytes; the old value to `old`.
 void compare_and_swap_element(std::size_t size, const std::byte* desired, const std::byte* compare,
-                              std::byte* target, std::byte* old, std::atomic<uint32_t>& wide_lock) noexcept;
+                              std::byte* target, std::byte* old) noexcept;
 // Walks `count` instances of `type` at `target`: for each run of basic
 // elements, accumulate_elements with the next packed inputs (and old values).
 void accumulate_layout(MPI_Op op, MPI_Datatype basic, const DerivedType& type, std::size_t count,
-                       const std::byte* packed_in, std::byte* target, std::byte* packed_old,
-                       std::atomic<uint32_t>& wide_lock) noexcept;
+                       const std::byte* packed_in, std::byte* target, std::byte* packed_old) noexcept;
+// A direct window target's accumulate lock (WinControl::accumulate), held
+// for the arithmetic of one operation.
+class AccumulateGuard {
+ public:
+  explicit AccumulateGuard(std::atomic<uint32_t>& lock);
+  ~AccumulateGuard() { lock_.store(0, std::memory_order_release); }
+  AccumulateGuard(const AccumulateGuard&) = delete;
+  AccumulateGuard& operator=(const AccumulateGuard&) = delete;
+
+ private:
+  std::atomic<uint32_t>& lock_;
+};
 
 // --- Synchronization pieces shared by the calls (sync.cpp)
 // Every operation this rank issued to `target` (all targets: -1) complete
@@ -161,22 +170,29 @@ void accumulate_layout(MPI_Op op, MPI_Datatype basic, const DerivedType& type, s
 [[nodiscard]] int complete_at_targets(Window& win, int target);
 
 // --- Served windows, origin side (origin.cpp)
+// The types are raw pointers (predefined ones need no reference count);
+// the holds keep derived ones alive for the call and for what completes
+// later. No default member values: issue() sets every field, and zeroing
+// the whole struct first cost a third of a one-byte MPI_Put.
 struct RmaCall {
-  int kind = 0;  // protocol.hpp's RmaKind
-  const void* origin = nullptr;
-  std::size_t origin_count = 0;
-  std::shared_ptr<const DerivedType> origin_type;
-  void* result = nullptr;
-  std::size_t result_count = 0;
-  std::shared_ptr<const DerivedType> result_type;
-  const void* compare = nullptr;
-  int target = 0;
-  uint64_t target_address = 0;  // the peer's address (dynamic: as given)
-  std::size_t target_count = 0;
-  std::shared_ptr<const DerivedType> target_type;
-  MPI_Datatype basic = MPI_DATATYPE_NULL;  // accumulates: the element type
-  MPI_Op op = MPI_OP_NULL;
-  std::size_t bytes = 0;  // data bytes the target side touches
+  int kind;  // protocol.hpp's RmaKind
+  const void* origin;
+  std::size_t origin_count;
+  const DerivedType* origin_type;
+  std::shared_ptr<const DerivedType> origin_hold;
+  void* result;
+  std::size_t result_count;
+  const DerivedType* result_type;
+  std::shared_ptr<const DerivedType> result_hold;
+  const void* compare;
+  int target;
+  uint64_t target_address;  // the peer's address (dynamic: as given)
+  std::size_t target_count;
+  const DerivedType* target_type;
+  std::shared_ptr<const DerivedType> target_hold;
+  MPI_Datatype basic;  // accumulates: the element type
+  MPI_Op op;
+  std::size_t bytes;  // data bytes the target side touches
 };
 // Sends a call to the target's agent; the MPI error class.
 [[nodiscard]] int served_issue(Window& win, const RmaCall& call);

@@ -9,6 +9,7 @@
 // windows apply everything in their agent, one request at a time.
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -28,12 +29,27 @@ bool accumulate_op_valid(MPI_Op op, MPI_Datatype basic) noexcept {
 
 void accumulate_elements(MPI_Op op, MPI_Datatype basic, const std::byte* in, std::byte* target, std::size_t count,
                          std::byte* old) noexcept {
-  const std::size_t bytes = count * kTypes[basic].size;
-  if (old != nullptr) std::memcpy(old, target, bytes);
-  if (op == MPI_REPLACE) {
-    std::memcpy(target, in, bytes);
-  } else if (op != MPI_NO_OP) {
-    (void)apply_op(op, basic, in, target, count);
+  const std::size_t size = kTypes[basic].size;
+  if (old == nullptr || op == MPI_NO_OP) {
+    if (old != nullptr) std::memcpy(old, target, count * size);
+    if (op == MPI_REPLACE) {
+      std::memcpy(target, in, count * size);
+    } else if (op != MPI_NO_OP) {
+      (void)apply_op(op, basic, in, target, count);
+    }
+    return;
+  }
+  // Fetching: the old values out, then the update, a cache-sized piece at a
+  // time, so that the update finds the target's lines still in the cache.
+  const std::size_t piece = std::max<std::size_t>(1, (16 << 10) / size);
+  for (std::size_t done = 0; done < count; done += piece) {
+    const std::size_t n = std::min(piece, count - done);
+    std::memcpy(old + done * size, target + done * size, n * size);
+    if (op == MPI_REPLACE) {
+      std::memcpy(target + done * size, in + done * size, n * size);
+    } else {
+      (void)apply_op(op, basic, in + done * size, target + done * size, n);
+    }
   }
 }
 

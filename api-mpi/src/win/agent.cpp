@@ -18,6 +18,7 @@ struct DataArrival {
   RmaHeader header;
   int source;
   std::byte* temp;  // null: received straight into the window
+  bool discard;     // refused: only taken off the wire
 };
 
 void free_owned(void* owned, Status, const engine::TagRecvInfo&) { std::free(owned); }
@@ -27,7 +28,7 @@ void nothing(void*, Status, const engine::TagRecvInfo&) {}
 
 Agent::Agent(Window& win)
     : win_(win),
-      buffer_(kInlineRequest / sizeof(uint64_t)),
+      buffer_(kBatchBytes / sizeof(uint64_t)),
       pending_data_(static_cast<std::size_t>(win.size), 0),
       held_(static_cast<std::size_t>(win.size)),
       errors_(static_cast<std::size_t>(win.size), MPI_SUCCESS) {}
@@ -57,7 +58,7 @@ void Agent::post() {
   const uint64_t mask = ~kSourceBits;
   while (!stopping_) {
     engine::TagRecvInfo info{};
-    const Status status = g_state->worker->tag_recv_nb(buffer_.data(), kInlineRequest, tag, mask,
+    const Status status = g_state->worker->tag_recv_nb(buffer_.data(), kBatchBytes, tag, mask,
                                                        engine::Callback{&Agent::on_request, this}, &info);
     if (status == Status::InProgress) return;
     if (status != Status::Ok) {
@@ -96,9 +97,32 @@ void Agent::handle(const std::byte* message, std::size_t length, int source) {
     TERN_LOG(Warn, "mpi: window on rank %d: a request names no rank of the window (%d)", win_.rank, source);
     return;
   }
-  RmaHeader header;
-  if (length < sizeof(header)) return refuse(source, MPI_ERR_INTERN, "a request of %zu bytes", length);
-  std::memcpy(&header, message, sizeof(header));
+  // A message holds one request or a batch of whole ones, one after another.
+  const auto origin = static_cast<std::size_t>(source);
+  std::size_t offset = 0;
+  while (offset < length) {
+    if (pending_data_[origin] > 0) {
+      // Its separate data is still arriving: keep MPI's order of one origin's operations.
+      held_[origin].emplace_back(message + offset, message + length);
+      return;
+    }
+    RmaHeader header;
+    if (length - offset < sizeof(header)) {
+      return refuse(source, MPI_ERR_INTERN, "%zu bytes after its last request", length - offset);
+    }
+    std::memcpy(&header, message + offset, sizeof(header));
+    if (header.blocks > (uint64_t{1} << 32) / sizeof(RmaBlock) || header.data_bytes > engine::kMaxMessageLength ||
+        request_bytes(header) > length - offset) {
+      return refuse(source, MPI_ERR_INTERN, "a request longer (%llu bytes) than what is left of its message",
+                    static_cast<unsigned long long>(request_bytes(header)));
+    }
+    const std::size_t one = request_bytes(header);
+    handle_one(header, message + offset, source);
+    offset += one;
+  }
+}
+
+void Agent::handle_one(const RmaHeader& header, const std::byte* message, int source) {
   if (header.magic != kRmaMagic || header.origin != source || header.kind < kRmaPut || header.kind > kRmaShutdown) {
     return refuse(source, MPI_ERR_INTERN, "a malformed request (kind %u)", header.kind);
   }
@@ -106,19 +130,9 @@ void Agent::handle(const std::byte* message, std::size_t length, int source) {
     if (source == win_.rank) stopping_ = true;
     return;
   }
-  const auto origin = static_cast<std::size_t>(source);
-  if (pending_data_[origin] > 0) {
-    // Its separate data is still arriving: keep MPI's order of one origin's operations.
-    held_[origin].emplace_back(message, message + length);
-    return;
-  }
   const bool separate = (header.flags & kSeparate) != 0;
   const std::size_t layout = std::size_t{header.blocks} * sizeof(RmaBlock);
   const bool carries_data = header.kind != kRmaGet && header.kind < kRmaFlush;
-  if (header.blocks > (uint64_t{1} << 32) / sizeof(RmaBlock) || header.data_bytes > engine::kMaxMessageLength ||
-      (!separate && length != sizeof(header) + layout + (carries_data ? header.data_bytes : 0))) {
-    return refuse(source, MPI_ERR_INTERN, "a request whose length (%zu) does not match its header", length);
-  }
   if (!separate || header.kind >= kRmaFlush) return apply(header, message + sizeof(header), source);
 
   // The layout and data follow on kTagData: into the window itself for a
@@ -126,19 +140,21 @@ void Agent::handle(const std::byte* message, std::size_t length, int source) {
   const std::size_t second = layout + (carries_data ? header.data_bytes : 0);
   std::byte* into = nullptr;
   std::byte* temp = nullptr;
-  if (header.kind == kRmaPut && header.blocks == 0) {
-    into = resolve(header.address, header.data_bytes, source);
-    if (into == nullptr) return;  // its data will find no receive: the origin learns at its next flush
-  } else {
+  bool discard = false;
+  if (header.kind == kRmaPut && header.blocks == 0) into = resolve(header.address, header.data_bytes, source);
+  if (into == nullptr) {
+    // A temporary buffer, also for data refused already: its message must
+    // still be taken, or it would meet the receive of the next one.
+    discard = header.kind == kRmaPut && header.blocks == 0;
     temp = static_cast<std::byte*>(std::malloc(second == 0 ? 1 : second));
     if (temp == nullptr) return refuse(source, MPI_ERR_NO_MEM, "no memory for %zu bytes", second);
     into = temp;
   }
-  auto* arrival = new DataArrival{this, header, source, temp};
+  auto* arrival = new DataArrival{this, header, source, temp, discard};
   Comm& comm = window_comm(win_);
   const uint64_t tag = make_tag(comm.context, static_cast<unsigned>(source), kTagData);
   engine::TagRecvInfo info{};
-  ++pending_data_[origin];
+  ++pending_data_[static_cast<std::size_t>(source)];
   const Status status =
       g_state->worker->tag_recv_nb(into, second, tag, engine::kTagMaskAll, engine::Callback{&Agent::on_data, arrival}, &info);
   if (status != Status::InProgress) on_data(arrival, status, info);
@@ -149,7 +165,7 @@ void Agent::on_data(void* context, Status status, const engine::TagRecvInfo&) {
   Agent& agent = *arrival->agent;
   if (status != Status::Ok) {
     agent.refuse(arrival->source, MPI_ERR_OTHER, "its data did not arrive: %s", to_string(status));
-  } else if (arrival->temp != nullptr) {
+  } else if (arrival->temp != nullptr && !arrival->discard) {
     agent.apply(arrival->header, arrival->temp, arrival->source);
   }
   std::free(arrival->temp);

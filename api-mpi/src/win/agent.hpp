@@ -33,8 +33,10 @@ class Agent {
   static void on_request(void* agent, Status status, const engine::TagRecvInfo& info);
   static void on_data(void* context, Status status, const engine::TagRecvInfo& info);
   void post();
-  // One request from `source`, `length` bytes at `message`.
+  // A message from `source`: one request or a batch, `length` bytes at `message`.
   void handle(const std::byte* message, std::size_t length, int source);
+  // One request of it, whose header (copied out, checked for length) is at `message`.
+  void handle_one(const RmaHeader& header, const std::byte* message, int source);
   // A checked request (its layout and data in `body` when not separate).
   void apply(const RmaHeader& header, const std::byte* body, int source);
   // Where [address, address + span) is in this process; null (and the
@@ -49,7 +51,7 @@ class Agent {
   void drain(int origin);
 
   Window& win_;
-  std::vector<uint64_t> buffer_;  // the posted receive's, kInlineRequest bytes
+  std::vector<uint64_t> buffer_;  // the posted receive's, kBatchBytes bytes
   std::atomic<bool> stopped_{false};
   bool stopping_ = false;
   std::vector<int> pending_data_;                        // by origin

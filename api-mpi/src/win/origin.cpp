@@ -108,6 +108,41 @@ int finish(PendingOp& op) {
   return error_class_of(status);
 }
 
+// Sends what waits in `target`'s batch; the send takes the buffer over.
+int send_batch(Window& win, int target) {
+  Window::Batch out;
+  {
+    std::lock_guard<std::mutex> lock(win.origin_mutex);
+    Window::Batch& batch = win.batches[static_cast<std::size_t>(target)];
+    if (batch.size == 0) return MPI_SUCCESS;
+    out = batch;
+    batch = Window::Batch{};
+  }
+  return send_to(win, target, kTagRequest, out.data, out.size, out.data);
+}
+
+// Room for a whole request of `bytes` at the end of `target`'s batch,
+// written by `fill` under the lock; a batch without that room goes first.
+template <typename Fill>
+int queue_request(Window& win, int target, std::size_t bytes, Fill&& fill) {
+  Window::Batch full;
+  {
+    std::lock_guard<std::mutex> lock(win.origin_mutex);
+    Window::Batch& batch = win.batches[static_cast<std::size_t>(target)];
+    if (batch.size + bytes > kBatchBytes) {
+      full = batch;
+      batch = Window::Batch{};
+    }
+    if (batch.data == nullptr) {
+      batch.data = static_cast<std::byte*>(std::malloc(kBatchBytes));
+      if (batch.data == nullptr) return MPI_ERR_NO_MEM;
+    }
+    fill(batch.data + batch.size);
+    batch.size += bytes;
+  }
+  return full.size == 0 ? MPI_SUCCESS : send_to(win, target, kTagRequest, full.data, full.size, full.data);
+}
+
 }  // namespace
 
 int served_issue(Window& win, const RmaCall& call) {
@@ -144,31 +179,12 @@ int served_issue(Window& win, const RmaCall& call) {
 
   const std::size_t total = sizeof(header) + layout + header.data_bytes;
   const bool separate = total > kInlineRequest;
-  if (separate) header.flags |= kSeparate;
-  const std::size_t first = separate ? sizeof(header) : total;
-  auto* message = static_cast<std::byte*>(std::malloc(first));
-  if (message == nullptr) return MPI_ERR_NO_MEM;
-  std::memcpy(message, &header, sizeof(header));
-  std::byte* cursor = message + sizeof(header);
-  // The second message of a separate request: the origin buffer itself when
-  // it is all there is and contiguous.
-  const void* second = nullptr;
-  std::byte* second_temp = nullptr;
-  if (separate) {
-    const bool direct_data = layout == 0 && (!carries_data || call.origin_type->contiguous);
-    if (direct_data) {
-      second = carries_data ? call.origin : nullptr;
-    } else {
-      second_temp = static_cast<std::byte*>(std::malloc(layout + header.data_bytes));
-      if (second_temp == nullptr) {
-        std::free(message);
-        return MPI_ERR_NO_MEM;
-      }
-      second = second_temp;
-      cursor = second_temp;
+  // Header, layout and data at `cursor`.
+  auto write = [&](std::byte* cursor, bool with_header) {
+    if (with_header) {
+      std::memcpy(cursor, &header, sizeof(header));
+      cursor += sizeof(header);
     }
-  }
-  if (!separate || second_temp != nullptr) {
     std::memcpy(cursor, blocks.data(), layout);
     cursor += layout;
     if (call.kind == kRmaCompareSwap) {
@@ -181,16 +197,45 @@ int served_issue(Window& win, const RmaCall& call) {
         pack_data(*call.origin_type, call.origin, call.origin_count, cursor);
       }
     }
+  };
+  const bool puts_data = call.kind == kRmaPut || call.kind == kRmaAccumulate;
+  if (!separate) {
+    return queue_request(win, call.target, total, [&](std::byte* at) {
+      write(at, true);
+      if (puts_data) win.unflushed[static_cast<std::size_t>(call.target)] = 1;
+    });
   }
-  if (int err = send_to(win, call.target, kTagRequest, message, first, message); err != MPI_SUCCESS) {
+
+  // Separate: the header alone, then the layout and data (the origin buffer
+  // itself when it is all there is and contiguous), after what waits.
+  header.flags |= kSeparate;
+  if (int err = send_batch(win, call.target); err != MPI_SUCCESS) return err;
+  auto* message = static_cast<std::byte*>(std::malloc(sizeof(header)));
+  if (message == nullptr) return MPI_ERR_NO_MEM;
+  std::memcpy(message, &header, sizeof(header));
+  const void* second = nullptr;
+  std::byte* second_temp = nullptr;
+  const bool direct_data = layout == 0 && (!carries_data || call.origin_type->contiguous);
+  if (direct_data) {
+    second = carries_data ? call.origin : nullptr;
+  } else {
+    second_temp = static_cast<std::byte*>(std::malloc(layout + header.data_bytes));
+    if (second_temp == nullptr) {
+      std::free(message);
+      return MPI_ERR_NO_MEM;
+    }
+    write(second_temp, false);
+    second = second_temp;
+  }
+  if (int err = send_to(win, call.target, kTagRequest, message, sizeof(header), message); err != MPI_SUCCESS) {
     std::free(second_temp);
     return err;
   }
-  if (separate) {
-    const std::size_t second_bytes = layout + header.data_bytes;
-    if (int err = send_to(win, call.target, kTagData, second, second_bytes, second_temp); err != MPI_SUCCESS) return err;
+  if (int err = send_to(win, call.target, kTagData, second, layout + header.data_bytes, second_temp);
+      err != MPI_SUCCESS) {
+    return err;
   }
-  if (call.kind == kRmaPut || call.kind == kRmaAccumulate) {
+  if (puts_data) {
     std::lock_guard<std::mutex> lock(win.origin_mutex);
     win.unflushed[static_cast<std::size_t>(call.target)] = 1;
   }
@@ -198,6 +243,10 @@ int served_issue(Window& win, const RmaCall& call) {
 }
 
 int served_wait_local(Window& win, int target) {
+  // Requests still in a batch leave first: what is waited for may be among them.
+  for (int t = target < 0 ? 0 : target; t < (target < 0 ? win.size : target + 1); ++t) {
+    if (int err = send_batch(win, t); err != MPI_SUCCESS) return err;
+  }
   std::vector<PendingOp> mine;
   {
     std::lock_guard<std::mutex> lock(win.origin_mutex);
@@ -225,37 +274,43 @@ namespace {
 // every answer; the first error any reports.
 int round_trip(Window& win, const std::vector<int>& targets, uint32_t kind) {
   Comm& comm = comm_of(win);
-  std::vector<RmaAck> acks(targets.size());
-  for (RmaAck& ack : acks) ack.magic = 0;  // an answer that never came must not look like one
-  std::vector<engine::Request*> requests(targets.size(), nullptr);
+  struct Answer {
+    RmaAck ack;
+    engine::Request* request;
+  };
+  std::vector<Answer> answers(targets.size());
   int error = MPI_SUCCESS;
   for (std::size_t i = 0; i < targets.size(); ++i) {
+    Answer& answer = answers[i];
+    answer.ack.magic = 0;  // an answer that never came must not look like one
+    answer.request = nullptr;
     const uint64_t tag = make_tag(comm.context, static_cast<unsigned>(targets[i]), kTagAck);
-    Status status = g_state->worker->tag_recv_nb(&acks[i], sizeof(RmaAck), tag, engine::kTagMaskAll, requests[i]);
+    Status status = g_state->worker->tag_recv_nb(&answer.ack, sizeof(RmaAck), tag, engine::kTagMaskAll,
+                                                 answer.request);
     if (status != Status::Ok && status != Status::InProgress) {
       error = error_class_of(status);
-      requests[i] = nullptr;
-      acks[i].kind = kind;
+      answer.request = nullptr;
+      answer.ack.kind = kind;
       continue;
     }
-    auto* header = static_cast<RmaHeader*>(std::malloc(sizeof(RmaHeader)));
-    if (header == nullptr) return MPI_ERR_NO_MEM;
-    *header = RmaHeader{};
-    header->kind = kind;
-    header->origin = win.rank;
-    if (int err = send_to(win, targets[i], kTagRequest, header, sizeof(RmaHeader), header); err != MPI_SUCCESS) {
-      error = err;
-    }
+    // Behind the target's batch, in the same message where there is room.
+    RmaHeader header;
+    header.kind = kind;
+    header.origin = win.rank;
+    int err = queue_request(win, targets[i], sizeof(header),
+                            [&](std::byte* at) { std::memcpy(at, &header, sizeof(header)); });
+    if (err == MPI_SUCCESS) err = send_batch(win, targets[i]);
+    if (err != MPI_SUCCESS) error = err;
   }
-  for (std::size_t i = 0; i < targets.size(); ++i) {
-    if (requests[i] != nullptr) {
-      const Status status = g_state->worker->wait(requests[i]);
+  for (Answer& answer : answers) {
+    if (answer.request != nullptr) {
+      const Status status = g_state->worker->wait(answer.request);
       if (status != Status::Ok && error == MPI_SUCCESS) error = error_class_of(status);
     }
-    if (acks[i].magic != kRmaMagic || acks[i].kind != kind) {
+    if (answer.ack.magic != kRmaMagic || answer.ack.kind != kind) {
       if (error == MPI_SUCCESS) error = MPI_ERR_INTERN;
-    } else if (acks[i].error != MPI_SUCCESS && error == MPI_SUCCESS) {
-      error = acks[i].error;
+    } else if (answer.ack.error != MPI_SUCCESS && error == MPI_SUCCESS) {
+      error = answer.ack.error;
     }
   }
   return error;

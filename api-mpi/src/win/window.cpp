@@ -6,6 +6,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "tern/runtime/log.hpp"
@@ -30,6 +31,8 @@ struct RankWindow {  // what each rank tells the others at creation
 // Releases what a window holds (mappings, memory, agent, communicator).
 void release(Window& win) {
   win.agent.reset();
+  for (Window::Batch& batch : win.batches) std::free(batch.data);
+  win.batches.clear();
   for (engine::RemoteKey* key : win.keys) {
     if (key != nullptr) engine::RemoteKey::destroy(key);
   }
@@ -151,6 +154,7 @@ int create(const char* function, int flavor, void* base, MPI_Aint size, int disp
   win->lock_checked.assign(static_cast<std::size_t>(win->size), 0);
   win->in_access_group.assign(static_cast<std::size_t>(win->size), 0);
   win->unflushed.assign(static_cast<std::size_t>(win->size), 0);
+  win->batches.resize(static_cast<std::size_t>(win->size));
 
   const bool one_host = node_layout(private_comm).local.size() == static_cast<std::size_t>(win->size);
   int error = MPI_SUCCESS;

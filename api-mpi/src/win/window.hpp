@@ -108,6 +108,13 @@ struct Window {
   std::mutex origin_mutex;            // the lists below, under MPI_THREAD_MULTIPLE
   std::vector<PendingOp> pending;     // local completion outstanding
   std::vector<char> unflushed;        // by target: puts/accumulates not known applied
+  // By target: whole requests not sent yet (protocol.hpp), in a buffer of
+  // kBatchBytes that the send takes over (null until the first request).
+  struct Batch {
+    std::byte* data = nullptr;
+    std::size_t size = 0;
+  };
+  std::vector<Batch> batches;
 
   std::string name;
   AttributeList attributes;  // MPI_Win_set_attr's

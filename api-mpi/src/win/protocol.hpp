@@ -86,8 +86,8 @@ inline constexpr std::size_t kInlineRequest = 8192;
 // size (the agent's posted receive): an origin keeps them until a
 // synchronization call, a request with separate data, or a full batch, so
 // that a put and the flush after it cost one message (across two hosts, put
-// and flush went from 24 to 14 us, and 8-byte puts by the window from 0.16
-// to 2.2 MB/s).
+// and flush went from 24 to 14 us, and 8-byte puts by the window from 1.3
+// to 18 MB/s).
 inline constexpr std::size_t kBatchBytes = 32768;
 
 // Bytes of a request in a message: the header, and for a whole request its

@@ -66,6 +66,16 @@ class HandleTable {
                              std::memory_order_release);
     objects_[slot].reset();
   }
+  // The handle `object` has now; 0 when it is not in the table. A scan: for
+  // error paths, which hand user error handlers the handle.
+  [[nodiscard]] int handle_of(const T* object) const noexcept {
+    for (int slot = 1; slot < kCapacity; ++slot) {
+      if (object != nullptr && lookup_[slot].load(std::memory_order_acquire) == object) {
+        return Handle::make(slot, generations_[slot].load(std::memory_order_acquire));
+      }
+    }
+    return 0;
+  }
   // Without the lock: a lookup is on the path of calls as short as one
   // MPI_Put. Using a handle while another thread frees it is erroneous in
   // MPI, so only stale handles need refusing, which the generation does.

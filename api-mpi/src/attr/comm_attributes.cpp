@@ -3,6 +3,7 @@
 // callbacks. MPI_Comm_dup copies and MPI_Comm_free deletes (comm/comm.cpp);
 // MPI_Finalize deletes MPI_COMM_SELF's and MPI_COMM_WORLD's (env/env.cpp).
 #include "attr/attributes.hpp"
+#include "errors/user_errors.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {
@@ -15,7 +16,6 @@ int attr_io = MPI_ANY_SOURCE;
 int attr_wtime_is_global = 0;
 int attr_universe_size = 0;
 int attr_appnum = 0;
-int attr_lastusedcode = MPI_ERR_LASTCODE;
 
 // The predefined key's value; null when `keyval` is not one.
 int* predefined_value(int keyval) {
@@ -28,7 +28,8 @@ int* predefined_value(int keyval) {
       attr_universe_size = static_cast<int>(g_state->job->size());
       return &attr_universe_size;
     case MPI_APPNUM: return &attr_appnum;
-    case MPI_LASTUSEDCODE: return &attr_lastusedcode;
+    // MPI_Add_error_class/code move it (errors/user_errors.cpp).
+    case MPI_LASTUSEDCODE: return last_used_code();
     default: return nullptr;
   }
 }

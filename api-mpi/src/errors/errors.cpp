@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "errors/user_errors.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {
@@ -81,6 +82,16 @@ const char* class_text(int error_class) noexcept {
   std::_Exit(1);
 }
 
+// The handle user handlers receive: the table holds Comm objects, not their
+// handles, and only an error on the way to a user handler needs the search.
+MPI_Comm handle_of(const Comm* comm) {
+  StateGuard guard(*g_state);
+  for (int slot = 1; slot < kMaxComms; ++slot) {
+    if (g_state->comms[slot].get() == comm) return CommHandle::make(slot, g_state->comm_generations[slot]);
+  }
+  return MPI_COMM_NULL;
+}
+
 }  // namespace
 
 int error_class_of_failure(Status status) noexcept {
@@ -107,6 +118,7 @@ int raise(const Comm* comm, int error_class, const char* function, const char* f
   if (comm == nullptr && g_state != nullptr) comm = find_comm(MPI_COMM_WORLD);
   const MPI_Errhandler handler = comm != nullptr ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
   if (handler == MPI_ERRORS_RETURN) return error_class;
+  if (call_user_errhandler(handler, handle_of(comm), error_class)) return error_class;
 
   char detail[384];
   va_list args;
@@ -141,6 +153,12 @@ using namespace tern::mpi;
 extern "C" {
 
 int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
+  if (std::string user_text; user_error_code(errorcode, nullptr, &user_text)) {
+    if (string == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
+    std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", user_text.c_str());
+    *resultlen = static_cast<int>(std::strlen(string));
+    return MPI_SUCCESS;
+  }
   const char* text = class_text(errorcode);
   if (text == nullptr) text = "unknown error code";
   if (string == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
@@ -150,6 +168,7 @@ int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
 }
 
 int PMPI_Error_class(int errorcode, int* errorclass) {
+  if (errorclass != nullptr && user_error_code(errorcode, errorclass, nullptr)) return MPI_SUCCESS;
   if (errorclass == nullptr || class_text(errorcode) == nullptr) return MPI_ERR_ARG;
   *errorclass = errorcode;
   return MPI_SUCCESS;
@@ -159,7 +178,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm handle, MPI_Errhandler errhandler) {
   if (g_state == nullptr) return not_initialized("MPI_Comm_set_errhandler");
   Comm* comm = find_comm(handle);
   if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, "MPI_Comm_set_errhandler", "invalid communicator %d", handle);
-  if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN && errhandler != MPI_ERRORS_ABORT) {
+  if (!errhandler_accepts(errhandler, ErrhandlerKind::Comm)) {
     return raise(comm, MPI_ERR_ERRHANDLER, "MPI_Comm_set_errhandler", "invalid error handler %d", errhandler);
   }
   comm->errhandler = errhandler;
@@ -172,12 +191,17 @@ int PMPI_Comm_get_errhandler(MPI_Comm handle, MPI_Errhandler* errhandler) {
   if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, "MPI_Comm_get_errhandler", "invalid communicator %d", handle);
   if (errhandler == nullptr) return raise(comm, MPI_ERR_ARG, "MPI_Comm_get_errhandler", "null errhandler argument");
   *errhandler = comm->errhandler;
+  errhandler_retain(*errhandler);
   return MPI_SUCCESS;
 }
 
-// Predefined handlers are never freed; freeing a handle just forgets it.
+// Predefined handlers are never freed; freeing one just forgets the handle.
+// A user one loses the caller's reference (user_errors.cpp).
 int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
   if (errhandler == nullptr) return MPI_ERR_ARG;
+  if (!errhandler_release(*errhandler)) {
+    return raise(nullptr, MPI_ERR_ERRHANDLER, "MPI_Errhandler_free", "invalid error handler %d", *errhandler);
+  }
   *errhandler = MPI_ERRHANDLER_NULL;
   return MPI_SUCCESS;
 }

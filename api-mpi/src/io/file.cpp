@@ -12,6 +12,7 @@
 #include <cstring>
 #include <algorithm>
 
+#include "errors/user_errors.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {
@@ -26,9 +27,7 @@ struct FileTable {
 FileTable g_files;
 constexpr int kMaxFiles = decltype(g_files.files)::kCapacity;
 
-bool valid_errhandler(MPI_Errhandler handler) {
-  return handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_RETURN || handler == MPI_ERRORS_ABORT;
-}
+bool valid_errhandler(MPI_Errhandler handler) { return errhandler_accepts(handler, ErrhandlerKind::File); }
 
 // The open(2) flags of an access mode; -1 when the mode is invalid, with
 // `why` saying how.
@@ -102,6 +101,7 @@ File* find_file(MPI_File handle) { return g_files.files.find(handle); }
 int raise_file(const File* file, int error_class, const char* function, const char* format, ...) {
   const MPI_Errhandler handler = file != nullptr ? file->errhandler : g_files.null_errhandler;
   if (handler == MPI_ERRORS_RETURN) return error_class;
+  if (call_user_errhandler(handler, g_files.files.handle_of(file), error_class)) return error_class;
   char detail[384];
   va_list args;
   va_start(args, format);
@@ -402,6 +402,7 @@ int PMPI_File_get_errhandler(MPI_File fh, MPI_Errhandler* errhandler) {
   if (const int error = find_file_or_null(kFunction, fh, file); error != MPI_SUCCESS) return error;
   if (errhandler == nullptr) return raise_file(file, MPI_ERR_ARG, kFunction, "null errhandler argument");
   *errhandler = file != nullptr ? file->errhandler : g_files.null_errhandler;
+  errhandler_retain(*errhandler);
   return MPI_SUCCESS;
 }
 

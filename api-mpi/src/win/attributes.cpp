@@ -11,6 +11,9 @@ namespace {
 
 int keyval_error(const Window* win, const char* function, int err, int keyval) {
   if (win != nullptr && win->errhandler == MPI_ERRORS_RETURN) return err;
+  if (win != nullptr && win->errhandler != MPI_ERRORS_ARE_FATAL && win->errhandler != MPI_ERRORS_ABORT) {
+    return raise_win(win, err, function, "window keyval %d: error %d", keyval, err);
+  }
   return raise_attr_error(nullptr, function, err, "window", keyval);
 }
 

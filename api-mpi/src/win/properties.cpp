@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "comm/group.hpp"
+#include "errors/user_errors.hpp"
 #include "win/window.hpp"
 
 using namespace tern;
@@ -19,9 +20,7 @@ struct FixedAttributes {
 };
 FixedAttributes g_fixed;
 
-bool valid_errhandler(MPI_Errhandler handler) {
-  return handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_RETURN || handler == MPI_ERRORS_ABORT;
-}
+bool valid_errhandler(MPI_Errhandler handler) { return errhandler_accepts(handler, ErrhandlerKind::Win); }
 
 }  // namespace
 
@@ -126,6 +125,7 @@ int PMPI_Win_get_errhandler(MPI_Win handle, MPI_Errhandler* errhandler) {
   if (int err = find_window_checked(kFunction, handle, win); err != MPI_SUCCESS) return err;
   if (errhandler == nullptr) return raise_win(win, MPI_ERR_ARG, kFunction, "null errhandler argument");
   *errhandler = win->errhandler;
+  errhandler_retain(*errhandler);
   return MPI_SUCCESS;
 }
 

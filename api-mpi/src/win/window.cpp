@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "tern/runtime/log.hpp"
+#include "errors/user_errors.hpp"
 #include "win/agent.hpp"
 
 using namespace tern;
@@ -240,6 +241,7 @@ int raise_win(const Window* win, int error_class, const char* function, const ch
   va_end(args);
   if (win == nullptr) return raise(nullptr, error_class, function, "%s", detail);
   if (win->errhandler == MPI_ERRORS_RETURN) return error_class;
+  if (call_user_errhandler(win->errhandler, g_windows.handle_of(win), error_class)) return error_class;
   // The communicator path prints and aborts; a stand-in carries the window's handler there.
   static Comm fatal;
   fatal.errhandler = win->errhandler;

@@ -160,6 +160,7 @@ program fortran_rma_passive
   call check(ierror == MPI_SUCCESS .and. info /= MPI_INFO_NULL, 'MPI_Win_get_info')
   call MPI_Info_free(info, ierror)
   call MPI_Win_free(win, ierror)
+  deallocate (addresses)
 
   call report_pass('fortran_rma_passive', FORM_NAME)
   call MPI_Finalize(ierror)

@@ -226,7 +226,7 @@ void Agent::apply(const RmaHeader& header, const std::byte* body, int source) {
   }
   // Data operations: the layout, checked against the span, then the data.
   std::vector<RmaBlock> blocks(header.blocks);
-  std::memcpy(blocks.data(), body, blocks.size() * sizeof(RmaBlock));
+  if (!blocks.empty()) std::memcpy(blocks.data(), body, blocks.size() * sizeof(RmaBlock));
   const std::byte* data = body + blocks.size() * sizeof(RmaBlock);
   uint64_t layout_bytes = 0;
   for (const RmaBlock& block : blocks) {

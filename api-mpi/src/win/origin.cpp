@@ -178,14 +178,16 @@ int served_issue(Window& win, const RmaCall& call) {
   }
 
   const std::size_t total = sizeof(header) + layout + header.data_bytes;
-  const bool separate = total > kInlineRequest;
+  // Accumulates travel whole up to a full batch: the agent copies their data
+  // out of the message anyway, where a put's goes straight into the window.
+  const bool separate = total > (call.kind == kRmaPut ? kInlineRequest : kBatchBytes);
   // Header, layout and data at `cursor`.
   auto write = [&](std::byte* cursor, bool with_header) {
     if (with_header) {
       std::memcpy(cursor, &header, sizeof(header));
       cursor += sizeof(header);
     }
-    std::memcpy(cursor, blocks.data(), layout);
+    if (layout != 0) std::memcpy(cursor, blocks.data(), layout);
     cursor += layout;
     if (call.kind == kRmaCompareSwap) {
       std::memcpy(cursor, call.origin, element);

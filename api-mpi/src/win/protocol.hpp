@@ -78,9 +78,10 @@ struct RmaAck {
   int32_t reserved = 0;
 };
 
-// Requests up to this size travel whole (header, layout and data in one
-// message); larger ones as a header and a second message, which the agent
-// receives straight into the window for a contiguous put.
+// Puts up to this size travel whole (header, layout and data in one
+// message), other requests up to kBatchBytes; larger ones as a header and a
+// second message, which the agent receives straight into the window for a
+// contiguous put.
 inline constexpr std::size_t kInlineRequest = 8192;
 // Whole requests to one target travel together in messages of up to this
 // size (the agent's posted receive): an origin keeps them until a

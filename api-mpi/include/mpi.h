@@ -608,8 +608,10 @@ TERN_MPI_API(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords
 TERN_MPI_API(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest))
 TERN_MPI_API(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm))
 TERN_MPI_API(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank))
-/* MPI_CART, or MPI_UNDEFINED for a communicator without a topology. */
+/* MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH, or MPI_UNDEFINED for a communicator without a topology. */
 TERN_MPI_API(int, Topo_test, (MPI_Comm comm, int *status))
+/* Graph and distributed graph topologies, neighbourhood collectives (with TERN_MPI_API, inside this extern "C"). */
+#include "mpi_topology.h"
 
 /* --- MPI-IO (POSIX pread/pwrite underneath). Errors on files go to the file's handler, MPI_ERRORS_RETURN
  * unless set otherwise (MPI_File_set_errhandler on MPI_FILE_NULL sets the default for later opens). */

@@ -67,6 +67,22 @@ struct CartTopology {
   std::vector<int> periods;  // 0 or 1 per dimension
 };
 
+// A graph (MPI_Graph_create) or distributed graph (MPI_Dist_graph_create*)
+// topology (comm/graph.cpp).
+struct GraphTopology {
+  bool distributed = false;
+  // Graphs: the whole graph as given (index cumulative); empty for dist graphs.
+  std::vector<int> index;
+  std::vector<int> edges;
+  // This rank's neighbours in the order the neighbourhood collectives use
+  // (graphs: its adjacency list both ways), and dist graphs' edge weights.
+  std::vector<int> sources;
+  std::vector<int> destinations;
+  bool weighted = false;
+  std::vector<int> source_weights;
+  std::vector<int> destination_weights;
+};
+
 struct Comm {
   uint16_t context = 0;
   int rank = 0;  // this process's rank in the communicator
@@ -83,6 +99,7 @@ struct Comm {
   std::string name;  // MPI_Comm_set_name
   std::vector<std::pair<std::string, std::string>> info;  // MPI_Comm_set_info's hints, as set
   std::shared_ptr<const CartTopology> cart;  // MPI_Cart_create's; null: no topology
+  std::shared_ptr<const GraphTopology> graph;  // MPI_Graph_create's or MPI_Dist_graph_create*'s; null: none
   AttributeList attributes;  // MPI_Comm_set_attr's (attr/comm_attributes.cpp)
 };
 

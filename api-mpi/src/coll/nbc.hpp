@@ -29,6 +29,15 @@ struct DataShape {
 };
 int data_shape(const char* function, const Comm& comm, int count, MPI_Datatype datatype, DataShape& shape);
 
+// One part of a collective's buffer (a rank's, a neighbour's): where it is,
+// how many instances of which type.
+struct Part {
+  void* address = nullptr;
+  std::size_t count = 0;
+  DataShape shape;
+  [[nodiscard]] std::size_t bytes() const { return count * shape.size; }
+};
+
 // A reduction's operands as arrays of `elements` of the predefined `basic`
 // (derived types whose elements are all one predefined type, with
 // predefined operations) or as packed instances (user operations on derived

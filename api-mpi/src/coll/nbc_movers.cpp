@@ -11,14 +11,6 @@
 namespace tern::mpi {
 namespace {
 
-// One rank's part of a buffer.
-struct Part {
-  void* address = nullptr;
-  std::size_t count = 0;
-  DataShape shape;
-  [[nodiscard]] std::size_t bytes() const { return count * shape.size; }
-};
-
 // Parts of a v-collective buffer: counts[r] instances at displs[r] extents.
 int parts_of(const char* function, const Comm& comm, const void* buffer, const int counts[], const int displs[],
              MPI_Datatype datatype, std::vector<Part>& parts) {

@@ -137,6 +137,7 @@ int PMPI_Comm_dup(MPI_Comm handle, MPI_Comm* newcomm) {
     StateGuard guard(*g_state);
     copy = find_comm(*newcomm);
     copy->cart = comm->cart;
+    copy->graph = comm->graph;
     copy->info = comm->info;
   }
   // Its attributes are what their keyvals' copy callbacks make of the

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "comm/graph.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {
@@ -77,6 +78,23 @@ int split_with_topology(const char* function, MPI_Comm handle, int color, std::s
 }
 
 }  // namespace
+
+std::vector<int> cart_neighbours(const CartTopology& cart, int rank) {
+  const std::size_t ndims = cart.dims.size();
+  std::vector<int> coords(ndims), neighbours;
+  coords_of(cart, rank, coords.data(), static_cast<int>(ndims));
+  for (std::size_t i = 0; i < ndims; ++i) {
+    const int mine = coords[i];
+    for (int step : {-1, 1}) {
+      coords[i] = mine + step;
+      const int found = rank_of(cart, coords.data());
+      neighbours.push_back(found < 0 ? MPI_PROC_NULL : found);
+    }
+    coords[i] = mine;
+  }
+  return neighbours;
+}
+
 }  // namespace tern::mpi
 
 using namespace tern;
@@ -165,7 +183,13 @@ int PMPI_Topo_test(MPI_Comm handle, int* status) {
   Comm* comm = nullptr;
   if (int err = find_comm_checked(kFunction, handle, comm); err != MPI_SUCCESS) return err;
   if (status == nullptr) return raise(comm, MPI_ERR_ARG, kFunction, "null status argument");
-  *status = comm->cart != nullptr ? MPI_CART : MPI_UNDEFINED;
+  if (comm->cart != nullptr) {
+    *status = MPI_CART;
+  } else if (comm->graph != nullptr) {
+    *status = comm->graph->distributed ? MPI_DIST_GRAPH : MPI_GRAPH;
+  } else {
+    *status = MPI_UNDEFINED;
+  }
   return MPI_SUCCESS;
 }
 

@@ -212,6 +212,20 @@ void alltoall(const Topo& t) {
   operation = "MPI_Neighbor_alltoall";
   CHECK(MPI_Neighbor_alltoall(spread.data(), 1, strided, recv.data(), count, MPI_INT, t.comm) == MPI_SUCCESS);
   for (int i = 0; i < t.indegree(); ++i) check_block(t, recv.data() + i * count, i, count, false);
+
+  // And a strided receive type: the gaps, and the blocks of MPI_PROC_NULL
+  // neighbours, stay as they were.
+  std::vector<int> spread_in(static_cast<std::size_t>(t.indegree() * stride + 1), kUnset);
+  operation = "MPI_Neighbor_alltoall (strided receive)";
+  CHECK(MPI_Neighbor_alltoall(send.data(), count, MPI_INT, spread_in.data(), 1, strided, t.comm) == MPI_SUCCESS);
+  for (int i = 0; i < t.indegree(); ++i) {
+    std::vector<int> block(static_cast<std::size_t>(count));
+    for (int e = 0; e < count; ++e) {
+      block[static_cast<std::size_t>(e)] = spread_in[static_cast<std::size_t>(i * stride + 2 * e)];
+      if (e + 1 < count) CHECK(spread_in[static_cast<std::size_t>(i * stride + 2 * e + 1)] == kUnset);
+    }
+    check_block(t, block.data(), i, count, false);
+  }
   MPI_Type_free(&strided);
 }
 

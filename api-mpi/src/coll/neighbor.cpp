@@ -12,6 +12,7 @@
 // of each dimension are posted +1 first (see Neighbourhood).
 #include "coll/neighbor.hpp"
 
+#include <algorithm>
 #include <vector>
 
 #include "coll/nbc.hpp"
@@ -131,14 +132,21 @@ int neighbour_collective(const char* function, MPI_Comm handle, const NeighbourS
   std::vector<const void*> send_views;
   std::vector<std::size_t> send_bytes, recv_bytes;
   std::vector<void*> recv_views;
-  // A gather with no out-neighbour packs nothing.
-  const bool sends = !gather || outdegree > 0;
-  for (const Part& block : out) {
-    send_views.push_back(sends ? schedule->send_view(block.address, block.count, block.shape.layout) : nullptr);
+  // Blocks of MPI_PROC_NULL neighbours get no view: packing them would be
+  // wasted, and unpacking a receive view would overwrite what the standard
+  // leaves alone.
+  auto real = [](int peer) { return peer != MPI_PROC_NULL; };
+  const bool sends = std::any_of(hood.destinations.begin(), hood.destinations.end(), real);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const Part& block = out[i];
+    const bool used = gather ? sends : real(hood.destinations[i]);
+    send_views.push_back(used ? schedule->send_view(block.address, block.count, block.shape.layout) : nullptr);
     send_bytes.push_back(block.bytes());
   }
-  for (const Part& block : in) {
-    recv_views.push_back(schedule->recv_view(block.address, block.count, block.shape.layout));
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const Part& block = in[i];
+    recv_views.push_back(real(hood.sources[i]) ? schedule->recv_view(block.address, block.count, block.shape.layout)
+                                               : nullptr);
     recv_bytes.push_back(block.bytes());
   }
   if (int err = schedule_neighbours(function, *comm, *schedule, hood, send_views, send_bytes, recv_views, recv_bytes,

@@ -290,6 +290,22 @@ void errors() {
   CHECK(error_class(MPI_Dist_graph_neighbors_count(MPI_COMM_WORLD, &indegree, &outdegree, &weighted)) ==
         MPI_ERR_TOPOLOGY);
   CHECK(topo_of(MPI_COMM_WORLD) == MPI_UNDEFINED);
+  // Malformed graphs: more nodes than ranks, a decreasing index, an edge to
+  // no node, a destination outside the communicator, a negative weight.
+  MPI_Comm made = MPI_COMM_NULL;
+  const int index[2] = {1, 2}, decreasing[2] = {2, 1}, fine[2] = {0, 0};
+  CHECK(MPI_Graph_create(MPI_COMM_WORLD, size + 1, index, fine, 0, &made) != MPI_SUCCESS);
+  if (size >= 2) CHECK(MPI_Graph_create(MPI_COMM_WORLD, 2, decreasing, fine, 0, &made) != MPI_SUCCESS);
+#ifdef TERN_MPI
+  // Tern checks the edges too (MPICH takes these as they are).
+  const int outside = size, negative = -1, zero = 0;
+  CHECK(MPI_Graph_create(MPI_COMM_WORLD, 1, index, &outside, 0, &made) != MPI_SUCCESS);
+  CHECK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, nullptr, MPI_UNWEIGHTED, 1, &outside, MPI_UNWEIGHTED,
+                                       MPI_INFO_NULL, 0, &made) != MPI_SUCCESS);
+  CHECK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &zero, &negative, 0, nullptr, MPI_WEIGHTS_EMPTY,
+                                       MPI_INFO_NULL, 0, &made) != MPI_SUCCESS);
+#endif
+  CHECK(made == MPI_COMM_NULL);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 

@@ -362,6 +362,29 @@ void nonblocking(const Topo& a, const Topo& b) {
   for (int i = 0; i < a.indegree(); ++i) check_block(a, recv_a.data() + i * count, i, count, false);
 }
 
+// Blocks large enough to go by rendezvous: a non-blocking alltoall while a
+// blocking allgather of the same size runs on the same communicator.
+void large(const Topo& t) {
+  const int count = 40000;
+  std::vector<int> send, recv(static_cast<std::size_t>(t.indegree()) * count + 1, kUnset);
+  for (int j = 0; j < t.outdegree(); ++j) {
+    for (int e = 0; e < count; ++e) send.push_back(value(rank, j, e));
+  }
+  send.push_back(0);
+  std::vector<int> own(count), gathered(static_cast<std::size_t>(t.indegree()) * count + 1, kUnset);
+  for (int e = 0; e < count; ++e) own[static_cast<std::size_t>(e)] = value(rank, 0, e);
+  MPI_Request request;
+  operation = "MPI_Ineighbor_alltoall (large)";
+  CHECK(MPI_Ineighbor_alltoall(send.data(), count, MPI_INT, recv.data(), count, MPI_INT, t.comm, &request) ==
+        MPI_SUCCESS);
+  CHECK(MPI_Neighbor_allgather(own.data(), count, MPI_INT, gathered.data(), count, MPI_INT, t.comm) == MPI_SUCCESS);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  for (int i = 0; i < t.indegree(); ++i) {
+    check_block(t, recv.data() + static_cast<std::size_t>(i) * count, i, count, false);
+    check_block(t, gathered.data() + static_cast<std::size_t>(i) * count, i, count, true);
+  }
+}
+
 // Persistent forms started three times, the send data changed in between.
 void persistent(const Topo& t) {
   const int count = 2;
@@ -443,6 +466,8 @@ int main(int argc, char** argv) {
   nonblocking(grid, irregular);
   nonblocking(ring, graph);
   nonblocking(irregular, mixed);
+  large(grid);
+  large(irregular);
   errors();
   for (const Topo* t : {&ring, &grid, &mixed, &graph, &irregular}) {
     MPI_Comm comm = t->comm;

@@ -19,8 +19,10 @@ TERN_MPI_API(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], cons
  * MPI_WEIGHTS_EMPTY (weighted, but this rank gives no edges). MPI_Dist_graph_create orders a rank's
  * neighbours by the rank that named the edge, then as that rank listed it; the adjacent form keeps the
  * order given. Every rank of comm_old is in the new communicator. */
-#define MPI_UNWEIGHTED ((int *)1)
-#define MPI_WEIGHTS_EMPTY ((int *)2)
+/* Near the top of the address space, as MPI_IN_PLACE: GCC takes a small constant address passed for an array
+ * parameter as an empty region and warns (-Wstringop-overread) at every call. */
+#define MPI_UNWEIGHTED ((int *)-4)
+#define MPI_WEIGHTS_EMPTY ((int *)-8)
 TERN_MPI_API(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[],
                                                const int sourceweights[], int outdegree, const int destinations[],
                                                const int destweights[], MPI_Info info, int reorder,

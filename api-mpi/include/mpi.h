@@ -735,6 +735,8 @@ TERN_MPI_API(MPI_File, File_f2c, (MPI_Fint file))
 
 /* --- One-sided communication: windows and RMA (declared with TERN_MPI_API, inside this extern "C"). */
 #include "mpi_onesided.h"
+/* --- Intercommunicators (declared with TERN_MPI_API, inside this extern "C"). */
+#include "mpi_intercomm.h"
 /* User error handlers, error classes and codes; MPI_Comm_idup, MPI_Comm_create_group. */
 #include "mpi_errhandlers.h"
 

@@ -101,6 +101,21 @@ struct Comm {
   std::shared_ptr<const CartTopology> cart;  // MPI_Cart_create's; null: no topology
   std::shared_ptr<const GraphTopology> graph;  // MPI_Graph_create's or MPI_Dist_graph_create*'s; null: none
   AttributeList attributes;  // MPI_Comm_set_attr's (attr/comm_attributes.cpp)
+  // Intercommunicators (comm/intercomm.cpp): rank, size and job_ranks stay
+  // the local group's, which is what MPI_Comm_rank/size/group report, while
+  // the ranks of point-to-point calls (and so `endpoints`) name the remote
+  // group. The collectives work through two hidden communicators: `local`,
+  // an intracommunicator of the local group, and `bridge`, this one again in
+  // its collective context, for the traffic between the groups.
+  bool inter = false;
+  int remote_size = 0;
+  std::vector<unsigned> remote_job_ranks;
+  MPI_Comm local = MPI_COMM_NULL;
+  MPI_Comm bridge = MPI_COMM_NULL;
+  [[nodiscard]] int peer_count() const noexcept { return inter ? remote_size : size; }
+  [[nodiscard]] const std::vector<unsigned>& peer_job_ranks() const noexcept {
+    return inter ? remote_job_ranks : job_ranks;
+  }
 };
 
 inline constexpr int kMaxComms = 4096;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "coll/coll.hpp"
+#include "coll/inter.hpp"
 #include "datatype/derived.hpp"
 
 namespace tern::mpi {
@@ -51,6 +52,11 @@ extern "C" {
 int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                    MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_all(*inter, "MPI_Alltoallv", sendbuf,
+                     InterLayout{.counts = sendcounts, .displs = sdispls, .type = sendtype, .varying = true}, recvbuf,
+                     InterLayout{.counts = recvcounts, .displs = rdispls, .type = recvtype, .varying = true});
+  }
   if (TERN_UNLIKELY((is_derived_handle(sendtype) && sendbuf != MPI_IN_PLACE) || is_derived_handle(recvtype)) &&
       g_state != nullptr && find_comm(handle) != nullptr) {
     return derived_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, handle);
@@ -100,6 +106,10 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
 
 int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_all(*inter, "MPI_Alltoall", sendbuf, InterLayout{.uniform = sendcount, .type = sendtype}, recvbuf,
+                     InterLayout{.uniform = recvcount, .type = recvtype});
+  }
   constexpr const char* kFunction = "MPI_Alltoall";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = find_comm(handle);
@@ -124,6 +134,11 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
                    void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                    MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_all(*inter, "MPI_Alltoallw", sendbuf,
+                     InterLayout{.counts = sendcounts, .displs = sdispls, .types = sendtypes, .varying = true}, recvbuf,
+                     InterLayout{.counts = recvcounts, .displs = rdispls, .types = recvtypes, .varying = true});
+  }
   constexpr const char* kFunction = "MPI_Alltoallw";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = find_comm(handle);

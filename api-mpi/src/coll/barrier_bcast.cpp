@@ -3,6 +3,7 @@
 
 
 #include "coll/coll.hpp"
+#include "coll/inter.hpp"
 
 using namespace tern;
 using namespace tern::mpi;
@@ -10,6 +11,7 @@ using namespace tern::mpi;
 extern "C" {
 
 int PMPI_Barrier(MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) return inter_barrier(*inter);
   constexpr const char* kFunction = "MPI_Barrier";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = find_comm(handle);
@@ -19,6 +21,9 @@ int PMPI_Barrier(MPI_Comm handle) {
 }
 
 int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_bcast(*inter, buffer, count, datatype, root);
+  }
   if (TERN_UNLIKELY(is_derived_handle(datatype))) {
     if (g_state == nullptr) return not_initialized("MPI_Bcast");
     return derived_bcast(buffer, count, datatype, root, handle);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "coll/coll.hpp"
+#include "coll/inter.hpp"
 
 using namespace tern;
 using namespace tern::mpi;
@@ -13,6 +14,10 @@ extern "C" {
 
 int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_rooted(*inter, "MPI_Gather", true, sendbuf, sendcount, sendtype, recvbuf,
+                        InterLayout{.uniform = recvcount, .type = recvtype}, root);
+  }
   if (TERN_UNLIKELY(is_derived_handle(sendtype) || is_derived_handle(recvtype)) && g_state != nullptr &&
       find_comm(handle) != nullptr) {
     Comm* c = find_comm(handle);
@@ -69,6 +74,11 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 
 int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_all(*inter, "MPI_Allgather", sendbuf,
+                     InterLayout{.uniform = sendcount, .type = sendtype, .repeat = true},
+                     recvbuf, InterLayout{.uniform = recvcount, .type = recvtype});
+  }
   if (TERN_UNLIKELY((is_derived_handle(sendtype) && sendbuf != MPI_IN_PLACE) || is_derived_handle(recvtype)) &&
       g_state != nullptr && find_comm(handle) != nullptr) {
     const auto n = static_cast<std::size_t>(find_comm(handle)->size);
@@ -102,6 +112,10 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 
 int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_rooted(*inter, "MPI_Scatterv", false, recvbuf, recvcount, recvtype, sendbuf,
+                        InterLayout{.counts = sendcounts, .displs = displs, .type = sendtype, .varying = true}, root);
+  }
   if (TERN_UNLIKELY(is_derived_handle(sendtype) || is_derived_handle(recvtype)) && g_state != nullptr &&
       find_comm(handle) != nullptr) {
     Comm* c = find_comm(handle);
@@ -151,6 +165,10 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
 
 int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_rooted(*inter, "MPI_Scatter", false, recvbuf, recvcount, recvtype, sendbuf,
+                        InterLayout{.uniform = sendcount, .type = sendtype}, root);
+  }
   if (TERN_UNLIKELY(is_derived_handle(sendtype) || is_derived_handle(recvtype)) && g_state != nullptr &&
       find_comm(handle) != nullptr) {
     Comm* c = find_comm(handle);
@@ -176,6 +194,10 @@ int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_rooted(*inter, "MPI_Gatherv", true, sendbuf, sendcount, sendtype, recvbuf,
+                        InterLayout{.counts = recvcounts, .displs = displs, .type = recvtype, .varying = true}, root);
+  }
   if (TERN_UNLIKELY(is_derived_handle(sendtype) || is_derived_handle(recvtype)) && g_state != nullptr &&
       find_comm(handle) != nullptr) {
     Comm* c = find_comm(handle);
@@ -225,6 +247,11 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                     const int displs[], MPI_Datatype recvtype, MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_all(*inter, "MPI_Allgatherv", sendbuf,
+                     InterLayout{.uniform = sendcount, .type = sendtype, .repeat = true},
+                     recvbuf, InterLayout{.counts = recvcounts, .displs = displs, .type = recvtype, .varying = true});
+  }
   if (TERN_UNLIKELY((is_derived_handle(sendtype) && sendbuf != MPI_IN_PLACE) || is_derived_handle(recvtype)) &&
       g_state != nullptr && find_comm(handle) != nullptr) {
     return derived_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, handle, false);

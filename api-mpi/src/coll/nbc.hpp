@@ -17,6 +17,9 @@ namespace tern::mpi {
 inline int nbc_prologue(const char* function, MPI_Comm handle, MPI_Request* request, Comm*& comm) {
   if (int err = find_comm_checked(function, handle, comm); err != MPI_SUCCESS) return err;
   if (request == nullptr) return raise(comm, MPI_ERR_REQUEST, function, "null request argument");
+  if (TERN_UNLIKELY(comm->inter)) {
+    return unsupported(comm, function, "a non-blocking or persistent collective on an intercommunicator");
+  }
   return MPI_SUCCESS;
 }
 

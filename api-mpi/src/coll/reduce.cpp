@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "coll/coll.hpp"
+#include "coll/inter.hpp"
 
 namespace tern::mpi {
 namespace {
@@ -51,6 +52,9 @@ extern "C" {
 
 int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_reduce(*inter, "MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root);
+  }
   if (TERN_UNLIKELY(is_derived_handle(datatype)) && g_state != nullptr && find_comm(handle) != nullptr) {
     Comm* c = find_comm(handle);
     if (root < 0 || root >= c->size) return check_root("MPI_Reduce", *c, root);
@@ -89,6 +93,9 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 
 int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_allreduce(*inter, sendbuf, recvbuf, count, datatype, op);
+  }
   if (TERN_UNLIKELY(is_derived_handle(datatype)) && g_state != nullptr && find_comm(handle) != nullptr) {
     return derived_allreduce(sendbuf, recvbuf, count, datatype, op, handle);
   }
@@ -112,6 +119,10 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
 
 int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    const std::vector<int> counts(static_cast<std::size_t>(inter->size), recvcount);
+    return inter_reduce_scatter(*inter, "MPI_Reduce_scatter_block", sendbuf, recvbuf, counts.data(), datatype, op);
+  }
   if (TERN_UNLIKELY(is_derived_handle(datatype)) && g_state != nullptr && find_comm(handle) != nullptr) {
     return derived_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, handle);
   }
@@ -128,6 +139,9 @@ int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
 
 int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                         MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_reduce_scatter(*inter, "MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op);
+  }
   constexpr const char* kFunction = "MPI_Reduce_scatter";
   if (g_state == nullptr) return not_initialized(kFunction);
   if (TERN_UNLIKELY(is_derived_handle(datatype)) && find_comm(handle) != nullptr) {

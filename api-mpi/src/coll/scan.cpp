@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "coll/coll.hpp"
+#include "coll/inter.hpp"
 #include "datatype/derived.hpp"
 
 namespace tern::mpi {
@@ -89,10 +90,12 @@ using namespace tern::mpi;
 extern "C" {
 
 int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) return inter_undefined(*inter, "MPI_Scan");
   return prefix_reduction(false, sendbuf, recvbuf, count, datatype, op, handle);
 }
 
 int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) return inter_undefined(*inter, "MPI_Exscan");
   return prefix_reduction(true, sendbuf, recvbuf, count, datatype, op, handle);
 }
 

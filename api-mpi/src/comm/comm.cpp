@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "comm/comm.hpp"
 #include "comm/group.hpp"
 #include "state.hpp"
 
@@ -13,7 +14,9 @@ engine::Endpoint* comm_connect(Comm& comm, int rank) {
   StateGuard guard(*g_state);
   engine::Endpoint* endpoint = comm.endpoints[rank].load(std::memory_order_relaxed);
   if (endpoint != nullptr) return endpoint;
-  if (g_state->job->endpoint(comm.job_ranks[rank], endpoint) != Status::Ok) return nullptr;
+  if (g_state->job->endpoint(comm.peer_job_ranks()[static_cast<std::size_t>(rank)], endpoint) != Status::Ok) {
+    return nullptr;
+  }
   comm.endpoints[rank].store(endpoint, std::memory_order_release);
   return endpoint;
 }
@@ -26,10 +29,8 @@ int check_comm(const char* function, MPI_Comm handle, Comm*& comm) {
   return MPI_SUCCESS;
 }
 
-// Every member of `comm` proposes its next free context; the largest is free
-// everywhere, and every member moves past it (also those that end up outside
-// the new communicator), so contexts never repeat among communicators that
-// share a process.
+}  // namespace
+
 int agree_context(const char* function, Comm& comm, uint16_t& context) {
   long long proposal = g_state->next_context;
   if (Status s = coll_allreduce(comm, &proposal, 1, *find_type(MPI_LONG_LONG), MPI_LONG_LONG, MPI_MAX);
@@ -45,10 +46,7 @@ int agree_context(const char* function, Comm& comm, uint16_t& context) {
   return MPI_SUCCESS;
 }
 
-// A new communicator of `job_ranks` (communicator rank -> job rank) in
-// `context`, where this process is `rank`; inherits `parent`'s error handler.
-int install_comm(const char* function, const Comm& parent, std::vector<unsigned> job_ranks, int rank,
-                 uint16_t context, MPI_Comm* newcomm) {
+int store_comm(const char* function, const Comm& parent, std::unique_ptr<Comm> comm, MPI_Comm* newcomm) {
   StateGuard guard(*g_state);
   int slot = 0;
   for (int i = MPI_COMM_SELF + 1; i < kMaxComms; ++i) {
@@ -58,13 +56,24 @@ int install_comm(const char* function, const Comm& parent, std::vector<unsigned>
     }
   }
   if (slot == 0) return raise(&parent, MPI_ERR_INTERN, function, "too many communicators (%d)", kMaxComms);
+  comm->errhandler = parent.errhandler;
+  g_state->comms[slot] = std::move(comm);
+  *newcomm = CommHandle::make(slot, g_state->comm_generations[slot]);
+  return MPI_SUCCESS;
+}
+
+int install_comm(const char* function, const Comm& parent, std::vector<unsigned> job_ranks, int rank,
+                 uint16_t context, MPI_Comm* newcomm) {
   auto comm = std::make_unique<Comm>();
   comm->context = context;
   comm->rank = rank;
   comm->size = static_cast<int>(job_ranks.size());
   comm->job_ranks = std::move(job_ranks);
   comm->endpoints.reset(new std::atomic<engine::Endpoint*>[comm->job_ranks.size()]);
-  const bool same_ranks = comm->job_ranks == parent.job_ranks;
+  // The parent's connections by job rank (an intercommunicator's lead to its
+  // remote group).
+  const std::vector<unsigned>& parent_peers = parent.peer_job_ranks();
+  const bool same_ranks = comm->job_ranks == parent_peers;
   for (std::size_t i = 0; i < comm->job_ranks.size(); ++i) {
     if (same_ranks) {
       comm->endpoints[i].store(parent.endpoints[i].load(std::memory_order_acquire), std::memory_order_relaxed);
@@ -72,21 +81,17 @@ int install_comm(const char* function, const Comm& parent, std::vector<unsigned>
     }
     // Reuse the parent's connection where there is one.
     engine::Endpoint* endpoint = nullptr;
-    for (std::size_t j = 0; j < parent.job_ranks.size(); ++j) {
-      if (parent.job_ranks[j] == comm->job_ranks[i]) {
+    for (std::size_t j = 0; j < parent_peers.size(); ++j) {
+      if (parent_peers[j] == comm->job_ranks[i]) {
         endpoint = parent.endpoints[j].load(std::memory_order_acquire);
         break;
       }
     }
     comm->endpoints[i].store(endpoint, std::memory_order_relaxed);
   }
-  comm->errhandler = parent.errhandler;
-  g_state->comms[slot] = std::move(comm);
-  *newcomm = CommHandle::make(slot, g_state->comm_generations[slot]);
-  return MPI_SUCCESS;
+  return store_comm(function, parent, std::move(comm), newcomm);
 }
 
-// Releases a communicator's slot; its handle then names nothing.
 void drop_comm(MPI_Comm handle) {
   StateGuard guard(*g_state);
   const int slot = CommHandle::slot(handle);
@@ -94,7 +99,6 @@ void drop_comm(MPI_Comm handle) {
   g_state->comms[slot].reset();
 }
 
-}  // namespace
 }  // namespace tern::mpi
 
 using namespace tern;
@@ -125,11 +129,15 @@ int PMPI_Comm_dup(MPI_Comm handle, MPI_Comm* newcomm) {
   Comm* comm = nullptr;
   if (int err = check_comm("MPI_Comm_dup", handle, comm); err != MPI_SUCCESS) return err;
   if (newcomm == nullptr) return raise(comm, MPI_ERR_ARG, "MPI_Comm_dup", "null newcomm argument");
-  uint16_t context = 0;
-  if (int err = agree_context("MPI_Comm_dup", *comm, context); err != MPI_SUCCESS) return err;
-  if (int err = install_comm("MPI_Comm_dup", *comm, comm->job_ranks, comm->rank, context, newcomm);
-      err != MPI_SUCCESS) {
-    return err;
+  if (comm->inter) {
+    if (int err = inter_dup("MPI_Comm_dup", *comm, newcomm); err != MPI_SUCCESS) return err;
+  } else {
+    uint16_t context = 0;
+    if (int err = agree_context("MPI_Comm_dup", *comm, context); err != MPI_SUCCESS) return err;
+    if (int err = install_comm("MPI_Comm_dup", *comm, comm->job_ranks, comm->rank, context, newcomm);
+        err != MPI_SUCCESS) {
+      return err;
+    }
   }
   // A duplicate keeps the topology and the hints (not the name).
   Comm* copy = nullptr;
@@ -159,6 +167,7 @@ int PMPI_Comm_split(MPI_Comm handle, int color, int key, MPI_Comm* newcomm) {
   if (int err = check_comm(kFunction, handle, comm); err != MPI_SUCCESS) return err;
   if (newcomm == nullptr) return raise(comm, MPI_ERR_ARG, kFunction, "null newcomm argument");
   if (color < 0 && color != MPI_UNDEFINED) return raise(comm, MPI_ERR_ARG, kFunction, "invalid color %d", color);
+  if (comm->inter) return inter_split(kFunction, *comm, color, key, newcomm);
   // Every member learns every (color, key); the context is agreed over the
   // whole parent, so the new communicators' contexts are free everywhere.
   std::vector<int> all(2 * static_cast<std::size_t>(comm->size));
@@ -192,6 +201,7 @@ int PMPI_Comm_split_type(MPI_Comm handle, int split_type, int key, MPI_Info info
   Comm* comm = nullptr;
   if (int err = check_comm(kFunction, handle, comm); err != MPI_SUCCESS) return err;
   if (newcomm == nullptr) return raise(comm, MPI_ERR_ARG, kFunction, "null newcomm argument");
+  if (comm->inter) return unsupported(comm, kFunction, "this call on an intercommunicator");
   (void)info;  // hints for the implementation's own split types; SHARED has none
   if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
     return raise(comm, MPI_ERR_ARG, kFunction,
@@ -210,6 +220,7 @@ int PMPI_Comm_create(MPI_Comm handle, MPI_Group group, MPI_Comm* newcomm) {
   Comm* comm = nullptr;
   if (int err = check_comm(kFunction, handle, comm); err != MPI_SUCCESS) return err;
   if (newcomm == nullptr) return raise(comm, MPI_ERR_ARG, kFunction, "null newcomm argument");
+  if (comm->inter) return unsupported(comm, kFunction, "this call on an intercommunicator");
   const std::vector<unsigned>* members = find_group(group);
   if (members == nullptr) return raise(comm, MPI_ERR_GROUP, kFunction, "invalid group %d", group);
   for (unsigned job_rank : *members) {
@@ -244,6 +255,7 @@ int PMPI_Comm_free(MPI_Comm* handle) {
   if (int err = attr_delete_all(AttrObject::Comm, *handle, comm->attributes); err != MPI_SUCCESS) {
     return raise(comm, err, "MPI_Comm_free", "an attribute delete callback returned error %d", err);
   }
+  if (comm->inter) inter_free(*comm);
   drop_comm(*handle);
   *handle = MPI_COMM_NULL;
   return MPI_SUCCESS;
@@ -258,6 +270,8 @@ int PMPI_Comm_compare(MPI_Comm handle1, MPI_Comm handle2, int* result) {
   if (result == nullptr) return raise(a, MPI_ERR_ARG, "MPI_Comm_compare", "null result argument");
   if (handle1 == handle2) {
     *result = MPI_IDENT;
+  } else if (a->inter || b->inter) {
+    *result = inter_compare(*a, *b);
   } else if (a->job_ranks == b->job_ranks) {
     *result = MPI_CONGRUENT;
   } else {

@@ -1,6 +1,6 @@
 // What a communicator carries besides its ranks: its name, its hints
 // (MPI_Comm_set_info, kept as given), and whether it is an
-// intercommunicator (never, in Tern).
+// intercommunicator (comm/intercomm.cpp makes those).
 #include <cstring>
 
 #include "info/info.hpp"
@@ -16,7 +16,7 @@ int PMPI_Comm_test_inter(MPI_Comm handle, int* flag) {
   Comm* comm = nullptr;
   if (int err = find_comm_checked(kFunction, handle, comm); err != MPI_SUCCESS) return err;
   if (flag == nullptr) return raise(comm, MPI_ERR_ARG, kFunction, "null flag argument");
-  *flag = 0;
+  *flag = comm->inter ? 1 : 0;
   return MPI_SUCCESS;
 }
 

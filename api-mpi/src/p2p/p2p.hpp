@@ -36,9 +36,10 @@ int check_derived(const char* function, Comm* comm, const void* buffer, int coun
       return err;
     }
   }
-  if (TERN_UNLIKELY((peer < 0 || peer >= comm->size) && peer != MPI_PROC_NULL &&
+  if (TERN_UNLIKELY((peer < 0 || peer >= comm->peer_count()) && peer != MPI_PROC_NULL &&
                     !(receive && peer == MPI_ANY_SOURCE))) {
-    return raise(comm, MPI_ERR_RANK, function, "invalid rank %d (communicator of size %d)", peer, comm->size);
+    return raise(comm, MPI_ERR_RANK, function, "invalid rank %d (%s of size %d)", peer,
+                 comm->inter ? "remote group" : "communicator", comm->peer_count());
   }
   if (TERN_UNLIKELY((tag < 0 || tag > kTagUb) && !(receive && tag == MPI_ANY_TAG))) {
     return raise(comm, MPI_ERR_TAG, function, "invalid tag %d (valid: 0 to %d)", tag, kTagUb);

@@ -739,6 +739,8 @@ TERN_MPI_API(MPI_File, File_f2c, (MPI_Fint file))
 #include "mpi_intercomm.h"
 /* User error handlers, error classes and codes; MPI_Comm_idup, MPI_Comm_create_group. */
 #include "mpi_errhandlers.h"
+/* MPI 4 sessions over the World model. */
+#include "mpi_sessions.h"
 
 #undef TERN_MPI_API
 

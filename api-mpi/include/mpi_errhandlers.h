@@ -1,4 +1,5 @@
-/* User error handlers and user error classes and codes, included by mpi.h inside its extern "C" block with
+/* User error handlers, user error classes and codes, and the communicator constructors that go with them in
+ * MPI 3 and 4 (MPI_Comm_idup, MPI_Comm_create_group), included by mpi.h inside its extern "C" block with
  * TERN_MPI_API defined, after mpi_onesided.h: include mpi.h, not this file. */
 #ifndef TERN_MPI_ERRHANDLERS_H
 #define TERN_MPI_ERRHANDLERS_H
@@ -39,5 +40,14 @@ TERN_MPI_API(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
 TERN_MPI_API(int, Add_error_class, (int *errorclass))
 TERN_MPI_API(int, Add_error_code, (int errorclass, int *errorcode))
 TERN_MPI_API(int, Add_error_string, (int errorcode, const char *string))
+
+/* --- Communicator constructors. */
+/* Non-blocking MPI_Comm_dup: newcomm is set at once and may be used once the request completes. Attributes
+ * are copied (their copy callbacks run) in the call itself. */
+TERN_MPI_API(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
+TERN_MPI_API(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request))
+/* Collective over the members of group only (a subgroup of comm's): they get a communicator of group, in the
+ * group's order. Concurrent calls over overlapping groups differ in tag (0 .. MPI_TAG_UB). */
+TERN_MPI_API(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
 
 #endif /* TERN_MPI_ERRHANDLERS_H */

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "comm/comm.hpp"
+#include "comm/agreement.hpp"
 #include "comm/group.hpp"
 #include "state.hpp"
 
@@ -32,13 +33,14 @@ int check_comm(const char* function, MPI_Comm handle, Comm*& comm) {
 }  // namespace
 
 int agree_context(const char* function, Comm& comm, uint16_t& context) {
+  settle_agreements(MPI_COMM_NULL);
   long long proposal = g_state->next_context;
   if (Status s = coll_allreduce(comm, &proposal, 1, *find_type(MPI_LONG_LONG), MPI_LONG_LONG, MPI_MAX);
       s != Status::Ok) {
     return raise(&comm, error_class_of(s), function, "agreeing on a context failed: %s", to_string(s));
   }
-  if (proposal >= kCollectiveBit) {
-    return raise(&comm, MPI_ERR_INTERN, function, "out of communicator contexts (%d)", int{kCollectiveBit});
+  if (proposal >= kFirstReservedContext) {
+    return raise(&comm, MPI_ERR_INTERN, function, "out of communicator contexts (%d)", int{kFirstReservedContext});
   }
   context = static_cast<uint16_t>(proposal);
   StateGuard guard(*g_state);
@@ -140,24 +142,7 @@ int PMPI_Comm_dup(MPI_Comm handle, MPI_Comm* newcomm) {
     }
   }
   // A duplicate keeps the topology and the hints (not the name).
-  Comm* copy = nullptr;
-  {
-    StateGuard guard(*g_state);
-    copy = find_comm(*newcomm);
-    copy->cart = comm->cart;
-    copy->graph = comm->graph;
-    copy->info = comm->info;
-  }
-  // Its attributes are what their keyvals' copy callbacks make of the
-  // parent's; one failing undoes the duplicate (run outside the state's
-  // lock: callbacks may communicate).
-  if (int err = attr_copy(AttrObject::Comm, handle, comm->attributes, copy->attributes); err != MPI_SUCCESS) {
-    (void)attr_delete_all(AttrObject::Comm, *newcomm, copy->attributes);
-    drop_comm(*newcomm);
-    *newcomm = MPI_COMM_NULL;
-    return raise(comm, err, "MPI_Comm_dup", "an attribute copy callback returned error %d", err);
-  }
-  return MPI_SUCCESS;
+  return fill_duplicate("MPI_Comm_dup", handle, *comm, nullptr, newcomm);
 }
 
 int PMPI_Comm_split(MPI_Comm handle, int color, int key, MPI_Comm* newcomm) {

@@ -172,6 +172,11 @@ int PMPI_File_create_errhandler(MPI_File_errhandler_function* fn, MPI_Errhandler
                            errhandler);
 }
 
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* fn, MPI_Errhandler* errhandler) {
+  return create_errhandler("MPI_Session_create_errhandler", ErrhandlerKind::Session,
+                           reinterpret_cast<AnyErrhandlerFn*>(fn), errhandler);
+}
+
 int PMPI_Comm_call_errhandler(MPI_Comm handle, int errorcode) {
   constexpr const char* kFunction = "MPI_Comm_call_errhandler";
   Comm* comm = nullptr;
@@ -213,6 +218,7 @@ int PMPI_Add_error_string(int errorcode, const char* string) {
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
 #pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
 #pragma weak MPI_File_create_errhandler = PMPI_File_create_errhandler
+#pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
 #pragma weak MPI_Errhandler_c2f = PMPI_Errhandler_c2f
 #pragma weak MPI_Errhandler_f2c = PMPI_Errhandler_f2c

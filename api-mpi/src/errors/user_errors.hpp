@@ -12,7 +12,7 @@
 namespace tern::mpi {
 
 // Which objects a handler serves: each kind's set call refuses the others'.
-enum class ErrhandlerKind : uint8_t { Comm, Win, File };
+enum class ErrhandlerKind : uint8_t { Comm, Win, File, Session };
 
 // Whether `handler` may be set on an object of `kind`: a predefined handler,
 // or a user one of that kind the program still holds a reference to.

@@ -87,6 +87,9 @@ struct Comm {
   uint16_t context = 0;
   int rank = 0;  // this process's rank in the communicator
   int size = 0;
+  // Beside `size`, which point-to-point checks read through peer_count().
+  bool inter = false;  // an intercommunicator (the block below)
+  int remote_size = 0;
   std::vector<unsigned> job_ranks;  // communicator rank -> job rank
   // Connected on first use; atomics because MPI_THREAD_MULTIPLE threads may
   // fill them concurrently (under the state's lock).
@@ -107,8 +110,6 @@ struct Comm {
   // group. The collectives work through two hidden communicators: `local`,
   // an intracommunicator of the local group, and `bridge`, this one again in
   // its collective context, for the traffic between the groups.
-  bool inter = false;
-  int remote_size = 0;
   std::vector<unsigned> remote_job_ranks;
   MPI_Comm local = MPI_COMM_NULL;
   MPI_Comm bridge = MPI_COMM_NULL;
@@ -332,6 +333,12 @@ inline int find_comm_checked(const char* function, MPI_Comm handle, Comm*& comm)
   comm = find_comm(handle);
   if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, function, "invalid communicator %d", handle);
   return MPI_SUCCESS;
+}
+// For the calls the standard defines on intracommunicators only
+// (topologies, windows, prefix reductions): MPI_ERR_COMM on the others.
+inline int check_intracomm(const Comm& comm, const char* function) {
+  if (TERN_LIKELY(!comm.inter)) return MPI_SUCCESS;
+  return raise(&comm, MPI_ERR_COMM, function, "not defined on an intercommunicator");
 }
 // For arguments this slice does not handle: always says so on stderr.
 int unsupported(const Comm* comm, const char* function, const char* what);

@@ -354,6 +354,14 @@ void refused(const Side& s) {
   int error_class = -1;
   MPI_Error_class(MPI_Scan(&value, &result, 1, MPI_INT, MPI_SUM, s.inter), &error_class);
   CHECK(error_class == MPI_ERR_COMM);
+  // Calls defined on intracommunicators only.
+  MPI_Comm cart = MPI_COMM_NULL;
+  const int dims[1] = {s.size}, periods[1] = {0};
+  MPI_Error_class(MPI_Cart_create(s.inter, 1, dims, periods, 0, &cart), &error_class);
+  CHECK(error_class == MPI_ERR_COMM && cart == MPI_COMM_NULL);
+  MPI_Win win = MPI_WIN_NULL;
+  MPI_Error_class(MPI_Win_create(&value, sizeof value, 1, MPI_INFO_NULL, s.inter, &win), &error_class);
+  CHECK(error_class == MPI_ERR_COMM);
   MPI_Error_class(MPI_Bcast(&value, 1, MPI_INT, s.remote_size, s.inter), &error_class);
   CHECK(error_class == MPI_ERR_ROOT);
   MPI_Error_class(MPI_Send(&value, 1, MPI_INT, s.remote_size, 0, s.inter), &error_class);

@@ -325,8 +325,4 @@ int inter_reduce_scatter(Comm& comm, const char* function, const void* sendbuf, 
   return MPI_SUCCESS;
 }
 
-int inter_undefined(Comm& comm, const char* function) {
-  return raise(&comm, MPI_ERR_COMM, function, "not defined on an intercommunicator");
-}
-
 }  // namespace tern::mpi

@@ -43,7 +43,5 @@ int inter_all(Comm& comm, const char* function, const void* sendbuf, const Inter
 // Reduce_scatter(_block): `counts` per local rank.
 int inter_reduce_scatter(Comm& comm, const char* function, const void* sendbuf, void* recvbuf, const int counts[],
                          MPI_Datatype datatype, MPI_Op op);
-// Collectives the standard does not define on intercommunicators (Scan, Exscan).
-int inter_undefined(Comm& comm, const char* function);
 
 }  // namespace tern::mpi

@@ -90,12 +90,12 @@ using namespace tern::mpi;
 extern "C" {
 
 int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm handle) {
-  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) return inter_undefined(*inter, "MPI_Scan");
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) return check_intracomm(*inter, "MPI_Scan");
   return prefix_reduction(false, sendbuf, recvbuf, count, datatype, op, handle);
 }
 
 int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm handle) {
-  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) return inter_undefined(*inter, "MPI_Exscan");
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) return check_intracomm(*inter, "MPI_Exscan");
   return prefix_reduction(true, sendbuf, recvbuf, count, datatype, op, handle);
 }
 

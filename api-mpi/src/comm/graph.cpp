@@ -138,6 +138,7 @@ int PMPI_Graph_create(MPI_Comm handle, int nnodes, const int index[], const int 
   (void)reorder;
   Comm* comm = nullptr;
   if (int err = find_comm_checked(kFunction, handle, comm); err != MPI_SUCCESS) return err;
+  if (int err = check_intracomm(*comm, kFunction); err != MPI_SUCCESS) return err;
   if (comm_graph == nullptr) return raise(comm, MPI_ERR_ARG, kFunction, "null comm_graph argument");
   if (int err = check_graph(kFunction, *comm, nnodes, index, edges); err != MPI_SUCCESS) return err;
   const int nedges = nnodes > 0 ? index[nnodes - 1] : 0;
@@ -219,6 +220,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm handle, int indegree, const int sou
   (void)reorder;
   Comm* comm = nullptr;
   if (int err = find_comm_checked(kFunction, handle, comm); err != MPI_SUCCESS) return err;
+  if (int err = check_intracomm(*comm, kFunction); err != MPI_SUCCESS) return err;
   if (comm_dist_graph == nullptr) return raise(comm, MPI_ERR_ARG, kFunction, "null comm_dist_graph argument");
   if (int err = check_ranks(kFunction, *comm, "sources", indegree, sources, comm->size); err != MPI_SUCCESS) {
     return err;
@@ -251,6 +253,7 @@ int PMPI_Dist_graph_create(MPI_Comm handle, int n, const int sources[], const in
   (void)reorder;
   Comm* comm = nullptr;
   if (int err = find_comm_checked(kFunction, handle, comm); err != MPI_SUCCESS) return err;
+  if (int err = check_intracomm(*comm, kFunction); err != MPI_SUCCESS) return err;
   if (comm_dist_graph == nullptr) return raise(comm, MPI_ERR_ARG, kFunction, "null comm_dist_graph argument");
   if (int err = check_ranks(kFunction, *comm, "sources", n, sources, comm->size); err != MPI_SUCCESS) return err;
   if (n > 0 && degrees == nullptr) return raise(comm, MPI_ERR_ARG, kFunction, "null degrees argument");

@@ -148,6 +148,7 @@ int PMPI_Cart_create(MPI_Comm handle, int ndims, const int dims[], const int per
   (void)reorder;
   Comm* comm = nullptr;
   if (int err = find_comm_checked(kFunction, handle, comm); err != MPI_SUCCESS) return err;
+  if (int err = check_intracomm(*comm, kFunction); err != MPI_SUCCESS) return err;
   if (comm_cart == nullptr) return raise(comm, MPI_ERR_ARG, kFunction, "null comm_cart argument");
   long long cells = 0;
   if (int err = grid_cells(kFunction, comm, ndims, dims, cells); err != MPI_SUCCESS) return err;

@@ -157,6 +157,7 @@ int PMPI_File_open(MPI_Comm comm_handle, const char* filename, int amode, MPI_In
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = find_comm(comm_handle);
   if (comm == nullptr) return raise_file(nullptr, MPI_ERR_COMM, kFunction, "invalid communicator %d", comm_handle);
+  if (comm->inter) return raise_file(nullptr, MPI_ERR_COMM, kFunction, "not defined on an intercommunicator");
   if (filename == nullptr) return raise_file(nullptr, MPI_ERR_ARG, kFunction, "null filename");
   filename = without_driver_prefix(filename);
   if (fh == nullptr) return raise_file(nullptr, MPI_ERR_ARG, kFunction, "null fh argument");

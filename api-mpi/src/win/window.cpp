@@ -127,6 +127,7 @@ int create(const char* function, int flavor, void* base, MPI_Aint size, int disp
            MPI_Comm comm_handle, void* baseptr, MPI_Win* out) {
   Comm* comm = nullptr;
   if (int err = find_comm_checked(function, comm_handle, comm); err != MPI_SUCCESS) return err;
+  if (int err = check_intracomm(*comm, function); err != MPI_SUCCESS) return err;
   if (out == nullptr) return raise(comm, MPI_ERR_ARG, function, "null win argument");
   *out = MPI_WIN_NULL;
   if (size < 0) return raise(comm, MPI_ERR_SIZE, function, "invalid size %td", size);

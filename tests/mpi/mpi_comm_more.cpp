@@ -101,6 +101,30 @@ void several_outstanding(int rank, int size) {
   for (MPI_Comm& dup : dups) CHECK(MPI_Comm_free(&dup) == MPI_SUCCESS);
 }
 
+// Idups of two parents outstanding together (the same order on every
+// rank), and a blocking duplicate while an idup is pending.
+void two_parents(int rank, int size) {
+  MPI_Comm half = MPI_COMM_NULL;
+  CHECK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half) == MPI_SUCCESS);
+  MPI_Comm half_dup = MPI_COMM_NULL;
+  MPI_Comm world_dup = MPI_COMM_NULL;
+  MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  CHECK(MPI_Comm_idup(half, &half_dup, &requests[0]) == MPI_SUCCESS);
+  CHECK(MPI_Comm_idup(MPI_COMM_WORLD, &world_dup, &requests[1]) == MPI_SUCCESS);
+  MPI_Comm blocking = MPI_COMM_NULL;
+  CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &blocking) == MPI_SUCCESS);
+  CHECK(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+  check_congruent(world_dup, rank, size);
+  check_congruent(blocking, rank, size);
+  check_separate({MPI_COMM_WORLD, world_dup, blocking}, rank, size);
+  int half_rank = -1, half_size = 0;
+  MPI_Comm_rank(half_dup, &half_rank);
+  MPI_Comm_size(half_dup, &half_size);
+  CHECK(half_size == (size + 1 - rank % 2) / 2 && half_rank == rank / 2);
+  check_separate({half, half_dup}, half_rank, half_size);
+  for (MPI_Comm* comm : {&half, &half_dup, &world_dup, &blocking}) CHECK(MPI_Comm_free(comm) == MPI_SUCCESS);
+}
+
 void idup_attributes_and_info(int rank, int size) {
   int keyval = MPI_KEYVAL_INVALID;
   CHECK(MPI_Comm_create_keyval(&copy_plus_one, MPI_COMM_NULL_DELETE_FN, &keyval, nullptr) == MPI_SUCCESS);
@@ -216,6 +240,7 @@ int main(int argc, char** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   idup_with_work(rank, size);
   several_outstanding(rank, size);
+  two_parents(rank, size);
   idup_attributes_and_info(rank, size);
   create_groups(rank, size);
   const int result = tern::mpi_test::conclude("mpi_comm_more");

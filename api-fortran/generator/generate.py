@@ -57,6 +57,8 @@ C_DECL = {
     "status_array_out": "MPI_Fint* {n}", "index_out": "MPI_Fint* {n}", "index_array_out": "MPI_Fint* {n}",
     "string_out": "char* {n}", "string_in": "const char* {n}", "user_function": "MPI_User_function* {n}",
     "string_out_sized": "char* {n}", "logical_array": "const MPI_Fint* {n}", "logical_array_out": "MPI_Fint* {n}",
+    "weights": "const MPI_Fint* {n}", "weights_out": "MPI_Fint* {n}",
+    "errhandler_fn": "MPI_{arg}_errhandler_function* {n}",
 }
 
 
@@ -65,6 +67,8 @@ def c_argument(p):
     n, k = p.name, p.kind
     if k == "choice":
         return [], f"tern::fortran::buffer({n})", []
+    if k in ("weights", "weights_out"):
+        return [], f"tern::fortran::weights({n})", []
     if k in ("int", "aint", "offset"):
         return [], f"*{n}", []
     if k == "logical":
@@ -94,7 +98,7 @@ def c_argument(p):
 
 
 def c_parameters(f):
-    params = [C_DECL[p.kind].format(n=p.name) for p in f.params] + ["MPI_Fint* ierror"]
+    params = [C_DECL[p.kind].format(n=p.name, arg=p.arg) for p in f.params] + ["MPI_Fint* ierror"]
     params += [f"size_t {p.name}_len" for p in f.params if p.is_string]
     return ", ".join(params)
 
@@ -165,7 +169,10 @@ def fortran_declaration(p, form):
         "string_out": "character(len=*), intent(out) :: {n}", "string_in": "character(len=*), intent(in) :: {n}",
         "string_out_sized": "character(len=*), intent(out) :: {n}",
         "logical_array": "logical, intent(in) :: {n}(*)", "logical_array_out": "logical, intent(out) :: {n}(*)",
-        "user_function": "external :: {n}",
+        # MPI_Dist_graph_neighbors' weights may both be MPI_UNWEIGHTED, left
+        # alone: not INTENT(OUT), which would have them undefined (and aliased).
+        "user_function": "external :: {n}", "errhandler_fn": "external :: {n}",
+        "weights": "integer, intent(in) :: {n}(*)", "weights_out": "integer :: {n}(*)",
     }
     if form == "f08":
         if p.handle:
@@ -180,6 +187,7 @@ def fortran_declaration(p, form):
             "status_in": "type(MPI_Status), intent(in) :: {n}",
             "status_array_out": "type(MPI_Status), intent(out) :: {n}(*)",
             "user_function": "procedure(MPI_User_function) :: {n}",
+            "errhandler_fn": f"procedure(MPI_{p.arg}_errhandler_function) :: {{n}}",
         })
     if k == "choice":
         # A request or an attached buffer keeps the address after the call

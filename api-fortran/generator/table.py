@@ -56,6 +56,22 @@ COLLECTIVES = [
     ("Exscan", "sendbuf:choice, recvbuf:choice, count:int, datatype:Datatype, op:Op, comm:Comm"),
 ]
 
+# The neighbourhood collectives take the same arguments as the collectives of
+# their names, except that MPI_Neighbor_alltoallw's displacements are MPI_Aint.
+NEIGHBOR_COLLECTIVES = [("Neighbor_" + name.lower(), params) for name, params in COLLECTIVES
+                        if name in ("Allgather", "Allgatherv", "Alltoall", "Alltoallv")] + [
+    ("Neighbor_alltoallw", "sendbuf:choice, sendcounts:int_array, sdispls:aint_array, sendtypes:Datatype_array, "
+                           "recvbuf:choice, recvcounts:int_array, rdispls:aint_array, recvtypes:Datatype_array, "
+                           "comm:Comm"),
+]
+
+
+def request_forms(collectives):
+    """Each collective's non-blocking (MPI_Ibcast) and persistent (MPI_Bcast_init) form."""
+    return ([("I" + name[0].lower() + name[1:], params + ", request:Request_out") for name, params in collectives] +
+            [(name + "_init", params + ", info:Info, request:Request_out") for name, params in collectives])
+
+
 FAMILIES = {
     "env": [
         ("Init", "", {"handwritten": True}),
@@ -78,6 +94,12 @@ FAMILIES = {
         ("Errhandler_free", "errhandler:Errhandler_inout"),
         ("Error_string", "errorcode:int, string:string_out(MPI_MAX_ERROR_STRING), resultlen:int_out"),
         ("Error_class", "errorcode:int, errorclass:int_out"),
+        # A Fortran handler takes the handle and the code by reference, as C's does.
+        ("Comm_create_errhandler", "comm_errhandler_fn:errhandler_fn(Comm), errhandler:Errhandler_out"),
+        ("Comm_call_errhandler", "comm:Comm, errorcode:int"),
+        ("Add_error_class", "errorclass:int_out"),
+        ("Add_error_code", "errorclass:int, errorcode:int_out"),
+        ("Add_error_string", "errorcode:int, string:string_in"),
         ("Pcontrol", "level:int", {"handwritten": True, "no_ierror": True}),
         # Fortran's own: a call the compiler cannot see through, so a buffer
         # in flight is neither cached nor moved across it.
@@ -111,6 +133,12 @@ FAMILIES = {
         ("Comm_get_info", "comm:Comm, info_used:Info_out"),
         ("Comm_dup_with_info", "comm:Comm, info:Info, newcomm:Comm_out"),
         ("Comm_split_type", "comm:Comm, split_type:int, key:int, info:Info, newcomm:Comm_out"),
+        # Intercommunicators.
+        ("Intercomm_create", "local_comm:Comm, local_leader:int, peer_comm:Comm, remote_leader:int, tag:int, "
+                             "newintercomm:Comm_out"),
+        ("Intercomm_merge", "intercomm:Comm, high:logical, newintracomm:Comm_out"),
+        ("Comm_remote_size", "comm:Comm, size:int_out"),
+        ("Comm_remote_group", "comm:Comm, group:Group_out"),
         # Keyvals are made in C (their callbacks take handles by value); the
         # values are address-sized integers.
         ("Comm_set_attr", "comm:Comm, comm_keyval:int, attribute_val:aint", {"handwritten": True}),
@@ -179,9 +207,7 @@ FAMILIES = {
         ("Reduce_local", "inbuf:choice, inoutbuf:choice, count:int, datatype:Datatype, op:Op"),
     ],
     # Every collective's non-blocking (MPI_Ibcast) and persistent (MPI_Bcast_init) form.
-    "coll_requests": [("I" + name[0].lower() + name[1:], params + ", request:Request_out")
-                      for name, params in COLLECTIVES] +
-                     [(name + "_init", params + ", info:Info, request:Request_out") for name, params in COLLECTIVES],
+    "coll_requests": request_forms(COLLECTIVES),
     "info": [
         ("Info_create", "info:Info_out"),
         ("Info_set", "info:Info, key:string_in, value:string_in"),
@@ -258,6 +284,7 @@ FAMILIES = {
         ("File_write_ordered_end", "fh:File, buf:choice, status:status_out"),
         ("File_seek_shared", "fh:File, offset:offset, whence:int"),
         ("File_get_position_shared", "fh:File, offset:offset_out"),
+        ("File_create_errhandler", "file_errhandler_fn:errhandler_fn(File), errhandler:Errhandler_out"),
         ("File_set_errhandler", "file:File, errhandler:Errhandler"),
         ("File_get_errhandler", "file:File, errhandler:Errhandler_out"),
         ("File_call_errhandler", "fh:File, errorcode:int"),
@@ -285,6 +312,7 @@ FAMILIES = {
         ("Win_get_name", "win:Win, win_name:string_out(MPI_MAX_OBJECT_NAME), resultlen:int_out"),
         ("Win_set_info", "win:Win, info:Info"),
         ("Win_get_info", "win:Win, info_used:Info_out"),
+        ("Win_create_errhandler", "win_errhandler_fn:errhandler_fn(Win), errhandler:Errhandler_out"),
         ("Win_set_errhandler", "win:Win, errhandler:Errhandler"),
         ("Win_get_errhandler", "win:Win, errhandler:Errhandler_out"),
         ("Win_call_errhandler", "win:Win, errorcode:int"),
@@ -328,7 +356,27 @@ FAMILIES = {
         ("Cart_sub", "comm:Comm, remain_dims:logical_array, newcomm:Comm_out"),
         ("Cart_map", "comm:Comm, ndims:int, dims:int_array, periods:logical_array, newrank:int_out"),
         ("Topo_test", "comm:Comm, status:int_out"),
+        ("Graph_create", "comm_old:Comm, nnodes:int, index:int_array, edges:int_array, reorder:logical, "
+                         "comm_graph:Comm_out"),
+        ("Graphdims_get", "comm:Comm, nnodes:int_out, nedges:int_out"),
+        ("Graph_get", "comm:Comm, maxindex:int, maxedges:int, index:int_array_out, edges:int_array_out"),
+        ("Graph_neighbors_count", "comm:Comm, rank:int, nneighbors:int_out"),
+        ("Graph_neighbors", "comm:Comm, rank:int, maxneighbors:int, neighbors:int_array_out"),
+        ("Graph_map", "comm:Comm, nnodes:int, index:int_array, edges:int_array, newrank:int_out"),
+        # Weights may be the sentinels MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY.
+        ("Dist_graph_create_adjacent", "comm_old:Comm, indegree:int, sources:int_array, sourceweights:weights, "
+                                       "outdegree:int, destinations:int_array, destweights:weights, info:Info, "
+                                       "reorder:logical, comm_dist_graph:Comm_out"),
+        ("Dist_graph_create", "comm_old:Comm, n:int, sources:int_array, degrees:int_array, "
+                              "destinations:int_array, weights:weights, info:Info, reorder:logical, "
+                              "comm_dist_graph:Comm_out"),
+        ("Dist_graph_neighbors_count", "comm:Comm, indegree:int_out, outdegree:int_out, weighted:logical_out"),
+        ("Dist_graph_neighbors", "comm:Comm, maxindegree:int, sources:int_array_out, sourceweights:weights_out, "
+                                 "maxoutdegree:int, destinations:int_array_out, destweights:weights_out"),
     ],
+    # The neighbourhood collectives, blocking, non-blocking (MPI_Ineighbor_allgather)
+    # and persistent (MPI_Neighbor_allgather_init).
+    "neighbor": NEIGHBOR_COLLECTIVES + request_forms(NEIGHBOR_COLLECTIVES),
     "datatype": [
         ("Type_size", "datatype:Datatype, size:int_out"),
         ("Type_contiguous", "count:int, oldtype:Datatype, newtype:Datatype_out"),
@@ -384,4 +432,4 @@ FAMILIES = {
 # C functions with no Fortran form: the handle conversions are C's own.
 C_ONLY = ["Comm_c2f", "Comm_f2c", "Type_c2f", "Type_f2c", "Op_c2f", "Op_f2c", "Request_c2f", "Request_f2c",
           "Group_c2f", "Group_f2c", "Message_c2f", "Message_f2c", "Info_c2f", "Info_f2c", "File_c2f", "File_f2c",
-          "Win_c2f", "Win_f2c"]
+          "Win_c2f", "Win_f2c", "Errhandler_c2f", "Errhandler_f2c"]

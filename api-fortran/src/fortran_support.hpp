@@ -13,13 +13,16 @@
 
 // The sentinels are Fortran variables (common blocks of mpif.h and of the mpi
 // and mpi_f08 modules) defined here, so that an argument's address says
-// whether the program passed MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE or
-// MPI_STATUSES_IGNORE. gfortran names common block /name/ name_.
+// whether the program passed MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE,
+// MPI_STATUSES_IGNORE, MPI_UNWEIGHTED or MPI_WEIGHTS_EMPTY. gfortran names
+// common block /name/ name_.
 extern "C" {
 extern MPI_Fint tern_mpi_bottom_[];
 extern MPI_Fint tern_mpi_in_place_[];
 extern MPI_Fint tern_mpi_status_ignore_[];
 extern MPI_Fint tern_mpi_statuses_ignore_[];
+extern MPI_Fint tern_mpi_unweighted_[];
+extern MPI_Fint tern_mpi_weights_empty_[];
 }
 
 // mpi_<name>_ is a weak alias of pmpi_<name>_, as MPI_ names are of PMPI_ ones
@@ -44,6 +47,15 @@ inline void* buffer(void* address) {
   if (address == tern_mpi_bottom_) return MPI_BOTTOM;
   if (address == tern_mpi_in_place_) return MPI_IN_PLACE;
   return address;
+}
+
+// A distributed graph's weights (const for the constructors' inputs, not for
+// MPI_Dist_graph_neighbors' outputs): an array or one of the two sentinels.
+template <typename Int>
+Int* weights(Int* array) {
+  if (array == tern_mpi_unweighted_) return MPI_UNWEIGHTED;
+  if (array == tern_mpi_weights_empty_) return MPI_WEIGHTS_EMPTY;
+  return array;
 }
 
 // ierror is optional in mpi_f08; an absent optional argument arrives as NULL.

@@ -12,6 +12,7 @@ module mpi
   use tern_mpi_info
   use tern_mpi_io
   use tern_mpi_topology
+  use tern_mpi_neighbor
   use tern_mpi_win
   implicit none
   public
@@ -20,8 +21,11 @@ module mpi
   integer :: MPI_BOTTOM, MPI_IN_PLACE
   integer :: MPI_STATUS_IGNORE(MPI_STATUS_SIZE)
   integer :: MPI_STATUSES_IGNORE(MPI_STATUS_SIZE, 1)
+  integer :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)
   common /tern_mpi_bottom/ MPI_BOTTOM
   common /tern_mpi_in_place/ MPI_IN_PLACE
   common /tern_mpi_status_ignore/ MPI_STATUS_IGNORE
   common /tern_mpi_statuses_ignore/ MPI_STATUSES_IGNORE
+  common /tern_mpi_unweighted/ MPI_UNWEIGHTED
+  common /tern_mpi_weights_empty/ MPI_WEIGHTS_EMPTY
 end module mpi

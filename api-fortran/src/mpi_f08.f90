@@ -14,6 +14,7 @@ module mpi_f08
   use tern_mpi_f08_info
   use tern_mpi_f08_io
   use tern_mpi_f08_topology
+  use tern_mpi_f08_neighbor
   use tern_mpi_f08_win
   implicit none
   public

@@ -24,10 +24,13 @@ module tern_mpi_f08_types
   integer, public :: MPI_BOTTOM, MPI_IN_PLACE
   type(MPI_Status), public :: MPI_STATUS_IGNORE
   type(MPI_Status), public :: MPI_STATUSES_IGNORE(1)
+  integer, public :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)
   common /tern_mpi_bottom/ MPI_BOTTOM
   common /tern_mpi_in_place/ MPI_IN_PLACE
   common /tern_mpi_status_ignore/ MPI_STATUS_IGNORE
   common /tern_mpi_statuses_ignore/ MPI_STATUSES_IGNORE
+  common /tern_mpi_unweighted/ MPI_UNWEIGHTED
+  common /tern_mpi_weights_empty/ MPI_WEIGHTS_EMPTY
 
   abstract interface
     subroutine MPI_User_function(invec, inoutvec, len, datatype)
@@ -39,4 +42,29 @@ module tern_mpi_f08_types
     end subroutine MPI_User_function
   end interface
   public :: MPI_User_function
+
+  ! Error handlers take the object's handle and the error code by reference.
+  abstract interface
+    subroutine MPI_Comm_errhandler_function(comm, error_code)
+      import :: MPI_Comm
+      implicit none
+      type(MPI_Comm) :: comm
+      integer :: error_code
+    end subroutine MPI_Comm_errhandler_function
+
+    subroutine MPI_Win_errhandler_function(win, error_code)
+      import :: MPI_Win
+      implicit none
+      type(MPI_Win) :: win
+      integer :: error_code
+    end subroutine MPI_Win_errhandler_function
+
+    subroutine MPI_File_errhandler_function(file, error_code)
+      import :: MPI_File
+      implicit none
+      type(MPI_File) :: file
+      integer :: error_code
+    end subroutine MPI_File_errhandler_function
+  end interface
+  public :: MPI_Comm_errhandler_function, MPI_Win_errhandler_function, MPI_File_errhandler_function
 end module tern_mpi_f08_types

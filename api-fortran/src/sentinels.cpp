@@ -10,4 +10,6 @@ alignas(16) MPI_Fint tern_mpi_bottom_[1];
 alignas(16) MPI_Fint tern_mpi_in_place_[1];
 alignas(16) MPI_Fint tern_mpi_status_ignore_[tern::fortran::kStatusSize];
 alignas(16) MPI_Fint tern_mpi_statuses_ignore_[tern::fortran::kStatusSize];
+alignas(16) MPI_Fint tern_mpi_unweighted_[1];
+alignas(16) MPI_Fint tern_mpi_weights_empty_[1];
 }

@@ -170,6 +170,32 @@ void pmpi_comm_split_type_(const MPI_Fint* comm, const MPI_Fint* split_type, con
 }
 TERN_FORTRAN_WEAK_ALIAS(comm_split_type)
 
+void pmpi_intercomm_create_(const MPI_Fint* local_comm, const MPI_Fint* local_leader, const MPI_Fint* peer_comm,
+                            const MPI_Fint* remote_leader, const MPI_Fint* tag, MPI_Fint* newintercomm,
+                            MPI_Fint* ierror) {
+  const int rc = PMPI_Intercomm_create(*local_comm, *local_leader, *peer_comm, *remote_leader, *tag, newintercomm);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(intercomm_create)
+
+void pmpi_intercomm_merge_(const MPI_Fint* intercomm, const MPI_Fint* high, MPI_Fint* newintracomm, MPI_Fint* ierror) {
+  const int rc = PMPI_Intercomm_merge(*intercomm, tern::fortran::from_logical(*high), newintracomm);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(intercomm_merge)
+
+void pmpi_comm_remote_size_(const MPI_Fint* comm, MPI_Fint* size, MPI_Fint* ierror) {
+  const int rc = PMPI_Comm_remote_size(*comm, size);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_remote_size)
+
+void pmpi_comm_remote_group_(const MPI_Fint* comm, MPI_Fint* group, MPI_Fint* ierror) {
+  const int rc = PMPI_Comm_remote_group(*comm, group);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_remote_group)
+
 void pmpi_comm_delete_attr_(const MPI_Fint* comm, const MPI_Fint* comm_keyval, MPI_Fint* ierror) {
   const int rc = PMPI_Comm_delete_attr(*comm, *comm_keyval);
   tern::fortran::set_error(ierror, rc);

@@ -117,4 +117,36 @@ void pmpi_error_class_(const MPI_Fint* errorcode, MPI_Fint* errorclass, MPI_Fint
 }
 TERN_FORTRAN_WEAK_ALIAS(error_class)
 
+void pmpi_comm_create_errhandler_(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Fint* errhandler,
+                                  MPI_Fint* ierror) {
+  const int rc = PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_create_errhandler)
+
+void pmpi_comm_call_errhandler_(const MPI_Fint* comm, const MPI_Fint* errorcode, MPI_Fint* ierror) {
+  const int rc = PMPI_Comm_call_errhandler(*comm, *errorcode);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_call_errhandler)
+
+void pmpi_add_error_class_(MPI_Fint* errorclass, MPI_Fint* ierror) {
+  const int rc = PMPI_Add_error_class(errorclass);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(add_error_class)
+
+void pmpi_add_error_code_(const MPI_Fint* errorclass, MPI_Fint* errorcode, MPI_Fint* ierror) {
+  const int rc = PMPI_Add_error_code(*errorclass, errorcode);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(add_error_code)
+
+void pmpi_add_error_string_(const MPI_Fint* errorcode, const char* string, MPI_Fint* ierror, size_t string_len) {
+  const std::string string_c = tern::fortran::trimmed(string, string_len);
+  const int rc = PMPI_Add_error_string(*errorcode, string_c.c_str());
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(add_error_string)
+
 }  // extern "C"

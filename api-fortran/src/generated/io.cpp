@@ -412,6 +412,13 @@ void pmpi_file_get_position_shared_(const MPI_Fint* fh, MPI_Offset* offset, MPI_
 }
 TERN_FORTRAN_WEAK_ALIAS(file_get_position_shared)
 
+void pmpi_file_create_errhandler_(MPI_File_errhandler_function* file_errhandler_fn, MPI_Fint* errhandler,
+                                  MPI_Fint* ierror) {
+  const int rc = PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(file_create_errhandler)
+
 void pmpi_file_set_errhandler_(const MPI_Fint* file, const MPI_Fint* errhandler, MPI_Fint* ierror) {
   const int rc = PMPI_File_set_errhandler(*file, *errhandler);
   tern::fortran::set_error(ierror, rc);

@@ -10,6 +10,7 @@ module tern_mpi_comm
       & MPI_Group_translate_ranks, MPI_Group_compare, MPI_Op_create, MPI_Op_free, &
       & MPI_Op_commutative, MPI_Comm_test_inter, MPI_Comm_set_name, MPI_Comm_get_name, &
       & MPI_Comm_set_info, MPI_Comm_get_info, MPI_Comm_dup_with_info, MPI_Comm_split_type, &
+      & MPI_Intercomm_create, MPI_Intercomm_merge, MPI_Comm_remote_size, MPI_Comm_remote_group, &
       & MPI_Comm_set_attr, MPI_Comm_delete_attr, MPI_Comm_free_keyval
 
   interface
@@ -237,6 +238,44 @@ module tern_mpi_comm
       integer, intent(out) :: newcomm
       integer, intent(out) :: ierror
     end subroutine MPI_Comm_split_type
+
+    subroutine MPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, &
+        & newintercomm, ierror)
+      import
+      implicit none
+      integer, intent(in) :: local_comm
+      integer, intent(in) :: local_leader
+      integer, intent(in) :: peer_comm
+      integer, intent(in) :: remote_leader
+      integer, intent(in) :: tag
+      integer, intent(out) :: newintercomm
+      integer, intent(out) :: ierror
+    end subroutine MPI_Intercomm_create
+
+    subroutine MPI_Intercomm_merge(intercomm, high, newintracomm, ierror)
+      import
+      implicit none
+      integer, intent(in) :: intercomm
+      logical, intent(in) :: high
+      integer, intent(out) :: newintracomm
+      integer, intent(out) :: ierror
+    end subroutine MPI_Intercomm_merge
+
+    subroutine MPI_Comm_remote_size(comm, size, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(out) :: size
+      integer, intent(out) :: ierror
+    end subroutine MPI_Comm_remote_size
+
+    subroutine MPI_Comm_remote_group(comm, group, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(out) :: group
+      integer, intent(out) :: ierror
+    end subroutine MPI_Comm_remote_group
 
     subroutine MPI_Comm_set_attr(comm, comm_keyval, attribute_val, ierror)
       import

@@ -10,7 +10,9 @@ module tern_mpi_f08_env
       & MPI_Initialized, MPI_Finalized, MPI_Abort, MPI_Wtime, MPI_Wtick, &
       & MPI_Get_processor_name, MPI_Get_version, MPI_Get_library_version, MPI_Alloc_mem, &
       & MPI_Free_mem, MPI_Comm_set_errhandler, MPI_Comm_get_errhandler, MPI_Errhandler_free, &
-      & MPI_Error_string, MPI_Error_class, MPI_Pcontrol, MPI_F_sync_reg
+      & MPI_Error_string, MPI_Error_class, MPI_Comm_create_errhandler, &
+      & MPI_Comm_call_errhandler, MPI_Add_error_class, MPI_Add_error_code, &
+      & MPI_Add_error_string, MPI_Pcontrol, MPI_F_sync_reg
 
   interface
     subroutine MPI_Init(ierror)
@@ -161,6 +163,45 @@ module tern_mpi_f08_env
       integer, intent(out) :: errorclass
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Error_class
+
+    subroutine MPI_Comm_create_errhandler(comm_errhandler_fn, errhandler, ierror)
+      import
+      implicit none
+      procedure(MPI_Comm_errhandler_function) :: comm_errhandler_fn
+      type(MPI_Errhandler), intent(out) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Comm_create_errhandler
+
+    subroutine MPI_Comm_call_errhandler(comm, errorcode, ierror)
+      import
+      implicit none
+      type(MPI_Comm), intent(in) :: comm
+      integer, intent(in) :: errorcode
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Comm_call_errhandler
+
+    subroutine MPI_Add_error_class(errorclass, ierror)
+      import
+      implicit none
+      integer, intent(out) :: errorclass
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Add_error_class
+
+    subroutine MPI_Add_error_code(errorclass, errorcode, ierror)
+      import
+      implicit none
+      integer, intent(in) :: errorclass
+      integer, intent(out) :: errorcode
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Add_error_code
+
+    subroutine MPI_Add_error_string(errorcode, string, ierror)
+      import
+      implicit none
+      integer, intent(in) :: errorcode
+      character(len=*), intent(in) :: string
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Add_error_string
 
     subroutine MPI_Pcontrol(level)
       import

@@ -21,8 +21,8 @@ module tern_mpi_f08_io
       & MPI_File_write_shared, MPI_File_iread_shared, MPI_File_iwrite_shared, &
       & MPI_File_read_ordered, MPI_File_write_ordered, MPI_File_read_ordered_begin, &
       & MPI_File_read_ordered_end, MPI_File_write_ordered_begin, MPI_File_write_ordered_end, &
-      & MPI_File_seek_shared, MPI_File_get_position_shared, MPI_File_set_errhandler, &
-      & MPI_File_get_errhandler, MPI_File_call_errhandler
+      & MPI_File_seek_shared, MPI_File_get_position_shared, MPI_File_create_errhandler, &
+      & MPI_File_set_errhandler, MPI_File_get_errhandler, MPI_File_call_errhandler
 
   interface
     subroutine MPI_File_open(comm, filename, amode, info, fh, ierror)
@@ -604,6 +604,14 @@ module tern_mpi_f08_io
       integer(kind=MPI_OFFSET_KIND), intent(out) :: offset
       integer, optional, intent(out) :: ierror
     end subroutine MPI_File_get_position_shared
+
+    subroutine MPI_File_create_errhandler(file_errhandler_fn, errhandler, ierror)
+      import
+      implicit none
+      procedure(MPI_File_errhandler_function) :: file_errhandler_fn
+      type(MPI_Errhandler), intent(out) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_create_errhandler
 
     subroutine MPI_File_set_errhandler(file, errhandler, ierror)
       import

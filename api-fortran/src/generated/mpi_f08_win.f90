@@ -10,13 +10,13 @@ module tern_mpi_f08_win
       & MPI_Win_create_dynamic, MPI_Win_attach, MPI_Win_detach, MPI_Win_free, &
       & MPI_Win_get_group, MPI_Win_get_attr, MPI_Win_set_attr, MPI_Win_delete_attr, &
       & MPI_Win_free_keyval, MPI_Win_set_name, MPI_Win_get_name, MPI_Win_set_info, &
-      & MPI_Win_get_info, MPI_Win_set_errhandler, MPI_Win_get_errhandler, &
-      & MPI_Win_call_errhandler, MPI_Put, MPI_Get, MPI_Accumulate, MPI_Get_accumulate, &
-      & MPI_Fetch_and_op, MPI_Compare_and_swap, MPI_Rput, MPI_Rget, MPI_Raccumulate, &
-      & MPI_Rget_accumulate, MPI_Win_fence, MPI_Win_post, MPI_Win_start, MPI_Win_complete, &
-      & MPI_Win_wait, MPI_Win_test, MPI_Win_lock, MPI_Win_unlock, MPI_Win_lock_all, &
-      & MPI_Win_unlock_all, MPI_Win_flush, MPI_Win_flush_all, MPI_Win_flush_local, &
-      & MPI_Win_flush_local_all, MPI_Win_sync
+      & MPI_Win_get_info, MPI_Win_create_errhandler, MPI_Win_set_errhandler, &
+      & MPI_Win_get_errhandler, MPI_Win_call_errhandler, MPI_Put, MPI_Get, MPI_Accumulate, &
+      & MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap, MPI_Rput, MPI_Rget, &
+      & MPI_Raccumulate, MPI_Rget_accumulate, MPI_Win_fence, MPI_Win_post, MPI_Win_start, &
+      & MPI_Win_complete, MPI_Win_wait, MPI_Win_test, MPI_Win_lock, MPI_Win_unlock, &
+      & MPI_Win_lock_all, MPI_Win_unlock_all, MPI_Win_flush, MPI_Win_flush_all, &
+      & MPI_Win_flush_local, MPI_Win_flush_local_all, MPI_Win_sync
 
   interface
     subroutine MPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
@@ -176,6 +176,14 @@ module tern_mpi_f08_win
       type(MPI_Info), intent(out) :: info_used
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Win_get_info
+
+    subroutine MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+      import
+      implicit none
+      procedure(MPI_Win_errhandler_function) :: win_errhandler_fn
+      type(MPI_Errhandler), intent(out) :: errhandler
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Win_create_errhandler
 
     subroutine MPI_Win_set_errhandler(win, errhandler, ierror)
       import

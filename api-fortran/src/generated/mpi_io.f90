@@ -19,8 +19,8 @@ module tern_mpi_io
       & MPI_File_write_shared, MPI_File_iread_shared, MPI_File_iwrite_shared, &
       & MPI_File_read_ordered, MPI_File_write_ordered, MPI_File_read_ordered_begin, &
       & MPI_File_read_ordered_end, MPI_File_write_ordered_begin, MPI_File_write_ordered_end, &
-      & MPI_File_seek_shared, MPI_File_get_position_shared, MPI_File_set_errhandler, &
-      & MPI_File_get_errhandler, MPI_File_call_errhandler
+      & MPI_File_seek_shared, MPI_File_get_position_shared, MPI_File_create_errhandler, &
+      & MPI_File_set_errhandler, MPI_File_get_errhandler, MPI_File_call_errhandler
 
   interface
     subroutine MPI_File_open(comm, filename, amode, info, fh, ierror)
@@ -602,6 +602,14 @@ module tern_mpi_io
       integer(kind=MPI_OFFSET_KIND), intent(out) :: offset
       integer, intent(out) :: ierror
     end subroutine MPI_File_get_position_shared
+
+    subroutine MPI_File_create_errhandler(file_errhandler_fn, errhandler, ierror)
+      import
+      implicit none
+      external :: file_errhandler_fn
+      integer, intent(out) :: errhandler
+      integer, intent(out) :: ierror
+    end subroutine MPI_File_create_errhandler
 
     subroutine MPI_File_set_errhandler(file, errhandler, ierror)
       import

@@ -5,7 +5,10 @@ module tern_mpi_topology
   implicit none
   private
   public :: MPI_Dims_create, MPI_Cart_create, MPI_Cartdim_get, MPI_Cart_get, MPI_Cart_rank, &
-      & MPI_Cart_coords, MPI_Cart_shift, MPI_Cart_sub, MPI_Cart_map, MPI_Topo_test
+      & MPI_Cart_coords, MPI_Cart_shift, MPI_Cart_sub, MPI_Cart_map, MPI_Topo_test, &
+      & MPI_Graph_create, MPI_Graphdims_get, MPI_Graph_get, MPI_Graph_neighbors_count, &
+      & MPI_Graph_neighbors, MPI_Graph_map, MPI_Dist_graph_create_adjacent, &
+      & MPI_Dist_graph_create, MPI_Dist_graph_neighbors_count, MPI_Dist_graph_neighbors
 
   interface
     subroutine MPI_Dims_create(nnodes, ndims, dims, ierror)
@@ -105,5 +108,124 @@ module tern_mpi_topology
       integer, intent(out) :: status
       integer, intent(out) :: ierror
     end subroutine MPI_Topo_test
+
+    subroutine MPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm_old
+      integer, intent(in) :: nnodes
+      integer, intent(in) :: index(*)
+      integer, intent(in) :: edges(*)
+      logical, intent(in) :: reorder
+      integer, intent(out) :: comm_graph
+      integer, intent(out) :: ierror
+    end subroutine MPI_Graph_create
+
+    subroutine MPI_Graphdims_get(comm, nnodes, nedges, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(out) :: nnodes
+      integer, intent(out) :: nedges
+      integer, intent(out) :: ierror
+    end subroutine MPI_Graphdims_get
+
+    subroutine MPI_Graph_get(comm, maxindex, maxedges, index, edges, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(in) :: maxindex
+      integer, intent(in) :: maxedges
+      integer, intent(out) :: index(*)
+      integer, intent(out) :: edges(*)
+      integer, intent(out) :: ierror
+    end subroutine MPI_Graph_get
+
+    subroutine MPI_Graph_neighbors_count(comm, rank, nneighbors, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(in) :: rank
+      integer, intent(out) :: nneighbors
+      integer, intent(out) :: ierror
+    end subroutine MPI_Graph_neighbors_count
+
+    subroutine MPI_Graph_neighbors(comm, rank, maxneighbors, neighbors, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(in) :: rank
+      integer, intent(in) :: maxneighbors
+      integer, intent(out) :: neighbors(*)
+      integer, intent(out) :: ierror
+    end subroutine MPI_Graph_neighbors
+
+    subroutine MPI_Graph_map(comm, nnodes, index, edges, newrank, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(in) :: nnodes
+      integer, intent(in) :: index(*)
+      integer, intent(in) :: edges(*)
+      integer, intent(out) :: newrank
+      integer, intent(out) :: ierror
+    end subroutine MPI_Graph_map
+
+    subroutine MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, &
+        & outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm_old
+      integer, intent(in) :: indegree
+      integer, intent(in) :: sources(*)
+      integer, intent(in) :: sourceweights(*)
+      integer, intent(in) :: outdegree
+      integer, intent(in) :: destinations(*)
+      integer, intent(in) :: destweights(*)
+      integer, intent(in) :: info
+      logical, intent(in) :: reorder
+      integer, intent(out) :: comm_dist_graph
+      integer, intent(out) :: ierror
+    end subroutine MPI_Dist_graph_create_adjacent
+
+    subroutine MPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, &
+        & info, reorder, comm_dist_graph, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm_old
+      integer, intent(in) :: n
+      integer, intent(in) :: sources(*)
+      integer, intent(in) :: degrees(*)
+      integer, intent(in) :: destinations(*)
+      integer, intent(in) :: weights(*)
+      integer, intent(in) :: info
+      logical, intent(in) :: reorder
+      integer, intent(out) :: comm_dist_graph
+      integer, intent(out) :: ierror
+    end subroutine MPI_Dist_graph_create
+
+    subroutine MPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(out) :: indegree
+      integer, intent(out) :: outdegree
+      logical, intent(out) :: weighted
+      integer, intent(out) :: ierror
+    end subroutine MPI_Dist_graph_neighbors_count
+
+    subroutine MPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, &
+        & maxoutdegree, destinations, destweights, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(in) :: maxindegree
+      integer, intent(out) :: sources(*)
+      integer :: sourceweights(*)
+      integer, intent(in) :: maxoutdegree
+      integer, intent(out) :: destinations(*)
+      integer :: destweights(*)
+      integer, intent(out) :: ierror
+    end subroutine MPI_Dist_graph_neighbors
   end interface
 end module tern_mpi_topology

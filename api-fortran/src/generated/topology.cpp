@@ -72,4 +72,80 @@ void pmpi_topo_test_(const MPI_Fint* comm, MPI_Fint* status, MPI_Fint* ierror) {
 }
 TERN_FORTRAN_WEAK_ALIAS(topo_test)
 
+void pmpi_graph_create_(const MPI_Fint* comm_old, const MPI_Fint* nnodes, const MPI_Fint* index,
+                        const MPI_Fint* edges, const MPI_Fint* reorder, MPI_Fint* comm_graph, MPI_Fint* ierror) {
+  const int rc = PMPI_Graph_create(*comm_old, *nnodes, index, edges, tern::fortran::from_logical(*reorder), comm_graph);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(graph_create)
+
+void pmpi_graphdims_get_(const MPI_Fint* comm, MPI_Fint* nnodes, MPI_Fint* nedges, MPI_Fint* ierror) {
+  const int rc = PMPI_Graphdims_get(*comm, nnodes, nedges);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(graphdims_get)
+
+void pmpi_graph_get_(const MPI_Fint* comm, const MPI_Fint* maxindex, const MPI_Fint* maxedges, MPI_Fint* index,
+                     MPI_Fint* edges, MPI_Fint* ierror) {
+  const int rc = PMPI_Graph_get(*comm, *maxindex, *maxedges, index, edges);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(graph_get)
+
+void pmpi_graph_neighbors_count_(const MPI_Fint* comm, const MPI_Fint* rank, MPI_Fint* nneighbors, MPI_Fint* ierror) {
+  const int rc = PMPI_Graph_neighbors_count(*comm, *rank, nneighbors);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(graph_neighbors_count)
+
+void pmpi_graph_neighbors_(const MPI_Fint* comm, const MPI_Fint* rank, const MPI_Fint* maxneighbors,
+                           MPI_Fint* neighbors, MPI_Fint* ierror) {
+  const int rc = PMPI_Graph_neighbors(*comm, *rank, *maxneighbors, neighbors);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(graph_neighbors)
+
+void pmpi_graph_map_(const MPI_Fint* comm, const MPI_Fint* nnodes, const MPI_Fint* index, const MPI_Fint* edges,
+                     MPI_Fint* newrank, MPI_Fint* ierror) {
+  const int rc = PMPI_Graph_map(*comm, *nnodes, index, edges, newrank);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(graph_map)
+
+void pmpi_dist_graph_create_adjacent_(const MPI_Fint* comm_old, const MPI_Fint* indegree, const MPI_Fint* sources,
+                                      const MPI_Fint* sourceweights, const MPI_Fint* outdegree,
+                                      const MPI_Fint* destinations, const MPI_Fint* destweights,
+                                      const MPI_Fint* info, const MPI_Fint* reorder, MPI_Fint* comm_dist_graph,
+                                      MPI_Fint* ierror) {
+  const int rc = PMPI_Dist_graph_create_adjacent(*comm_old, *indegree, sources, tern::fortran::weights(sourceweights), *outdegree, destinations, tern::fortran::weights(destweights), *info, tern::fortran::from_logical(*reorder), comm_dist_graph);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(dist_graph_create_adjacent)
+
+void pmpi_dist_graph_create_(const MPI_Fint* comm_old, const MPI_Fint* n, const MPI_Fint* sources,
+                             const MPI_Fint* degrees, const MPI_Fint* destinations, const MPI_Fint* weights,
+                             const MPI_Fint* info, const MPI_Fint* reorder, MPI_Fint* comm_dist_graph,
+                             MPI_Fint* ierror) {
+  const int rc = PMPI_Dist_graph_create(*comm_old, *n, sources, degrees, destinations, tern::fortran::weights(weights), *info, tern::fortran::from_logical(*reorder), comm_dist_graph);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(dist_graph_create)
+
+void pmpi_dist_graph_neighbors_count_(const MPI_Fint* comm, MPI_Fint* indegree, MPI_Fint* outdegree,
+                                      MPI_Fint* weighted, MPI_Fint* ierror) {
+  int weighted_c = 0;
+  const int rc = PMPI_Dist_graph_neighbors_count(*comm, indegree, outdegree, &weighted_c);
+  *weighted = tern::fortran::to_logical(weighted_c);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(dist_graph_neighbors_count)
+
+void pmpi_dist_graph_neighbors_(const MPI_Fint* comm, const MPI_Fint* maxindegree, MPI_Fint* sources,
+                                MPI_Fint* sourceweights, const MPI_Fint* maxoutdegree, MPI_Fint* destinations,
+                                MPI_Fint* destweights, MPI_Fint* ierror) {
+  const int rc = PMPI_Dist_graph_neighbors(*comm, *maxindegree, sources, tern::fortran::weights(sourceweights), *maxoutdegree, destinations, tern::fortran::weights(destweights));
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(dist_graph_neighbors)
+
 }  // extern "C"

@@ -108,6 +108,13 @@ void pmpi_win_get_info_(const MPI_Fint* win, MPI_Fint* info_used, MPI_Fint* ierr
 }
 TERN_FORTRAN_WEAK_ALIAS(win_get_info)
 
+void pmpi_win_create_errhandler_(MPI_Win_errhandler_function* win_errhandler_fn, MPI_Fint* errhandler,
+                                 MPI_Fint* ierror) {
+  const int rc = PMPI_Win_create_errhandler(win_errhandler_fn, errhandler);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(win_create_errhandler)
+
 void pmpi_win_set_errhandler_(const MPI_Fint* win, const MPI_Fint* errhandler, MPI_Fint* ierror) {
   const int rc = PMPI_Win_set_errhandler(*win, *errhandler);
   tern::fortran::set_error(ierror, rc);

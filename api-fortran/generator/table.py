@@ -139,6 +139,10 @@ FAMILIES = {
         ("Intercomm_merge", "intercomm:Comm, high:logical, newintracomm:Comm_out"),
         ("Comm_remote_size", "comm:Comm, size:int_out"),
         ("Comm_remote_group", "comm:Comm, group:Group_out"),
+        # newcomm is set at the call, usable once the request completes.
+        ("Comm_idup", "comm:Comm, newcomm:Comm_out, request:Request_out"),
+        ("Comm_idup_with_info", "comm:Comm, info:Info, newcomm:Comm_out, request:Request_out"),
+        ("Comm_create_group", "comm:Comm, group:Group, tag:int, newcomm:Comm_out"),
         # Keyvals are made in C (their callbacks take handles by value); the
         # values are address-sized integers.
         ("Comm_set_attr", "comm:Comm, comm_keyval:int, attribute_val:aint", {"handwritten": True}),

@@ -1,7 +1,8 @@
 ! Intercommunicators from Fortran: MPI_COMM_WORLD's lower and upper halves
 ! joined by MPI_Intercomm_create, their sizes and remote group, point-to-point
 ! across, a broadcast from one side (MPI_ROOT, MPI_PROC_NULL) and an
-! allreduce, and MPI_Intercomm_merge back into one intracommunicator.
+! allreduce, and MPI_Intercomm_merge back into one intracommunicator; the
+! halves again by MPI_Comm_create_group, and MPI_Comm_idup.
 #include "forms.h"
 program fortran_intercomm
   USE_MPI
@@ -11,8 +12,9 @@ program fortran_intercomm
   integer :: rank, ranks, half, ierror, local_rank, local_size, remote_size, remote_leader, size, root, got, i
   integer :: leader(1)
   logical :: flag, upper
-  COMM_T :: local, inter, merged
-  GROUP_T :: remote, world_group
+  COMM_T :: local, inter, merged, by_group, copy
+  GROUP_T :: remote, world_group, half_group
+  REQUEST_T :: request
   STATUS_T :: status
 
   call MPI_Init(ierror)
@@ -79,6 +81,25 @@ program fortran_intercomm
   call check(size == ranks .and. i == rank, 'MPI_Intercomm_merge order')
   call MPI_Allreduce(rank, got, 1, MPI_INTEGER, MPI_SUM, merged, ierror)
   call check(got == ranks * (ranks - 1) / 2, 'MPI_Allreduce on the merged communicator')
+
+  ! The same halves, made by their members alone; and a non-blocking dup.
+  call MPI_Comm_group(local, half_group, ierror)
+  call MPI_Comm_create_group(merged, half_group, 3, by_group, ierror)
+  call check(ierror == MPI_SUCCESS, 'MPI_Comm_create_group')
+  call MPI_Comm_compare(by_group, local, i, ierror)
+  call check(i == MPI_CONGRUENT, 'MPI_Comm_create_group makes the group''s communicator')
+  call MPI_Group_free(half_group, ierror)
+  call MPI_Comm_idup(by_group, copy, request, ierror)
+  call MPI_Wait(request, MPI_STATUS_IGNORE, ierror)
+  call MPI_Allreduce(1, got, 1, MPI_INTEGER, MPI_SUM, copy, ierror)
+  call check(got == local_size, 'MPI_Comm_idup')
+  call MPI_Comm_free(copy, ierror)
+  call MPI_Comm_idup_with_info(by_group, MPI_INFO_NULL, copy, request, ierror)
+  call MPI_Wait(request, MPI_STATUS_IGNORE, ierror)
+  call MPI_Comm_compare(copy, by_group, i, ierror)
+  call check(i == MPI_CONGRUENT, 'MPI_Comm_idup_with_info')
+  call MPI_Comm_free(copy, ierror)
+  call MPI_Comm_free(by_group, ierror)
 
   call MPI_Comm_free(merged, ierror)
   call MPI_Comm_free(inter, ierror)

@@ -196,6 +196,26 @@ void pmpi_comm_remote_group_(const MPI_Fint* comm, MPI_Fint* group, MPI_Fint* ie
 }
 TERN_FORTRAN_WEAK_ALIAS(comm_remote_group)
 
+void pmpi_comm_idup_(const MPI_Fint* comm, MPI_Fint* newcomm, MPI_Fint* request, MPI_Fint* ierror) {
+  const int rc = PMPI_Comm_idup(*comm, newcomm, request);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_idup)
+
+void pmpi_comm_idup_with_info_(const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* newcomm, MPI_Fint* request,
+                               MPI_Fint* ierror) {
+  const int rc = PMPI_Comm_idup_with_info(*comm, *info, newcomm, request);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_idup_with_info)
+
+void pmpi_comm_create_group_(const MPI_Fint* comm, const MPI_Fint* group, const MPI_Fint* tag, MPI_Fint* newcomm,
+                             MPI_Fint* ierror) {
+  const int rc = PMPI_Comm_create_group(*comm, *group, *tag, newcomm);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(comm_create_group)
+
 void pmpi_comm_delete_attr_(const MPI_Fint* comm, const MPI_Fint* comm_keyval, MPI_Fint* ierror) {
   const int rc = PMPI_Comm_delete_attr(*comm, *comm_keyval);
   tern::fortran::set_error(ierror, rc);

@@ -11,7 +11,8 @@ module tern_mpi_comm
       & MPI_Op_commutative, MPI_Comm_test_inter, MPI_Comm_set_name, MPI_Comm_get_name, &
       & MPI_Comm_set_info, MPI_Comm_get_info, MPI_Comm_dup_with_info, MPI_Comm_split_type, &
       & MPI_Intercomm_create, MPI_Intercomm_merge, MPI_Comm_remote_size, MPI_Comm_remote_group, &
-      & MPI_Comm_set_attr, MPI_Comm_delete_attr, MPI_Comm_free_keyval
+      & MPI_Comm_idup, MPI_Comm_idup_with_info, MPI_Comm_create_group, MPI_Comm_set_attr, &
+      & MPI_Comm_delete_attr, MPI_Comm_free_keyval
 
   interface
     subroutine MPI_Comm_rank(comm, rank, ierror)
@@ -276,6 +277,35 @@ module tern_mpi_comm
       integer, intent(out) :: group
       integer, intent(out) :: ierror
     end subroutine MPI_Comm_remote_group
+
+    subroutine MPI_Comm_idup(comm, newcomm, request, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(out) :: newcomm
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine MPI_Comm_idup
+
+    subroutine MPI_Comm_idup_with_info(comm, info, newcomm, request, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(in) :: info
+      integer, intent(out) :: newcomm
+      integer, intent(out) :: request
+      integer, intent(out) :: ierror
+    end subroutine MPI_Comm_idup_with_info
+
+    subroutine MPI_Comm_create_group(comm, group, tag, newcomm, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(in) :: group
+      integer, intent(in) :: tag
+      integer, intent(out) :: newcomm
+      integer, intent(out) :: ierror
+    end subroutine MPI_Comm_create_group
 
     subroutine MPI_Comm_set_attr(comm, comm_keyval, attribute_val, ierror)
       import

@@ -13,7 +13,8 @@ module tern_mpi_f08_comm
       & MPI_Op_commutative, MPI_Comm_test_inter, MPI_Comm_set_name, MPI_Comm_get_name, &
       & MPI_Comm_set_info, MPI_Comm_get_info, MPI_Comm_dup_with_info, MPI_Comm_split_type, &
       & MPI_Intercomm_create, MPI_Intercomm_merge, MPI_Comm_remote_size, MPI_Comm_remote_group, &
-      & MPI_Comm_set_attr, MPI_Comm_delete_attr, MPI_Comm_free_keyval
+      & MPI_Comm_idup, MPI_Comm_idup_with_info, MPI_Comm_create_group, MPI_Comm_set_attr, &
+      & MPI_Comm_delete_attr, MPI_Comm_free_keyval
 
   interface
     subroutine MPI_Comm_rank(comm, rank, ierror)
@@ -278,6 +279,35 @@ module tern_mpi_f08_comm
       type(MPI_Group), intent(out) :: group
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Comm_remote_group
+
+    subroutine MPI_Comm_idup(comm, newcomm, request, ierror)
+      import
+      implicit none
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Comm), intent(out) :: newcomm
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Comm_idup
+
+    subroutine MPI_Comm_idup_with_info(comm, info, newcomm, request, ierror)
+      import
+      implicit none
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Comm), intent(out) :: newcomm
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Comm_idup_with_info
+
+    subroutine MPI_Comm_create_group(comm, group, tag, newcomm, ierror)
+      import
+      implicit none
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Group), intent(in) :: group
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(out) :: newcomm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Comm_create_group
 
     subroutine MPI_Comm_set_attr(comm, comm_keyval, attribute_val, ierror)
       import

@@ -381,6 +381,24 @@ FAMILIES = {
     # The neighbourhood collectives, blocking, non-blocking (MPI_Ineighbor_allgather)
     # and persistent (MPI_Neighbor_allgather_init).
     "neighbor": NEIGHBOR_COLLECTIVES + request_forms(NEIGHBOR_COLLECTIVES),
+    # MPI 4 sessions: process sets, groups of them, communicators from groups.
+    "session": [
+        ("Session_init", "info:Info, errhandler:Errhandler, session:Session_out"),
+        ("Session_finalize", "session:Session_inout"),
+        ("Session_get_info", "session:Session, info_used:Info_out"),
+        ("Session_get_num_psets", "session:Session, info:Info, npset_names:int_out"),
+        # pset_len 0 asks for the name's length (no terminating null in Fortran).
+        ("Session_get_nth_pset", "session:Session, info:Info, n:int, pset_len:int_inout, "
+                                 "pset_name:string_out(MPI_MAX_PSET_NAME_LEN)", {"handwritten": True}),
+        ("Session_get_pset_info", "session:Session, pset_name:string_in, info:Info_out"),
+        ("Group_from_session_pset", "session:Session, pset_name:string_in, newgroup:Group_out"),
+        ("Comm_create_from_group", "group:Group, stringtag:string_in, info:Info, errhandler:Errhandler, "
+                                   "newcomm:Comm_out"),
+        ("Session_create_errhandler", "session_errhandler_fn:errhandler_fn(Session), errhandler:Errhandler_out"),
+        ("Session_set_errhandler", "session:Session, errhandler:Errhandler"),
+        ("Session_get_errhandler", "session:Session, errhandler:Errhandler_out"),
+        ("Session_call_errhandler", "session:Session, errorcode:int"),
+    ],
     "datatype": [
         ("Type_size", "datatype:Datatype, size:int_out"),
         ("Type_contiguous", "count:int, oldtype:Datatype, newtype:Datatype_out"),
@@ -436,4 +454,4 @@ FAMILIES = {
 # C functions with no Fortran form: the handle conversions are C's own.
 C_ONLY = ["Comm_c2f", "Comm_f2c", "Type_c2f", "Type_f2c", "Op_c2f", "Op_f2c", "Request_c2f", "Request_f2c",
           "Group_c2f", "Group_f2c", "Message_c2f", "Message_f2c", "Info_c2f", "Info_f2c", "File_c2f", "File_f2c",
-          "Win_c2f", "Win_f2c", "Errhandler_c2f", "Errhandler_f2c"]
+          "Win_c2f", "Win_f2c", "Errhandler_c2f", "Errhandler_f2c", "Session_c2f", "Session_f2c"]

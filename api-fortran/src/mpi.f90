@@ -14,6 +14,7 @@ module mpi
   use tern_mpi_topology
   use tern_mpi_neighbor
   use tern_mpi_win
+  use tern_mpi_session
   implicit none
   public
 

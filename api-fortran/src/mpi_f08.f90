@@ -16,6 +16,7 @@ module mpi_f08
   use tern_mpi_f08_topology
   use tern_mpi_f08_neighbor
   use tern_mpi_f08_win
+  use tern_mpi_f08_session
   implicit none
   public
 

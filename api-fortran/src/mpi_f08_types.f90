@@ -8,7 +8,7 @@ module tern_mpi_f08_types
   implicit none
   private
   public :: MPI_Comm, MPI_Datatype, MPI_Errhandler, MPI_File, MPI_Group, MPI_Info, MPI_Message, MPI_Op, MPI_Request, &
-            MPI_Win
+            MPI_Session, MPI_Win
   public :: operator(==), operator(/=)
 
   ! MPI_SOURCE, MPI_TAG and MPI_ERROR are the C status's first three fields;
@@ -65,6 +65,14 @@ module tern_mpi_f08_types
       type(MPI_File) :: file
       integer :: error_code
     end subroutine MPI_File_errhandler_function
+
+    subroutine MPI_Session_errhandler_function(session, error_code)
+      import :: MPI_Session
+      implicit none
+      type(MPI_Session) :: session
+      integer :: error_code
+    end subroutine MPI_Session_errhandler_function
   end interface
-  public :: MPI_Comm_errhandler_function, MPI_Win_errhandler_function, MPI_File_errhandler_function
+  public :: MPI_Comm_errhandler_function, MPI_Win_errhandler_function, MPI_File_errhandler_function, &
+            MPI_Session_errhandler_function
 end module tern_mpi_f08_types

@@ -2,7 +2,7 @@
 // call: no argc/argv, functions with results, attribute values given by
 // value (a window's predefined ones as values), the MPI-1 forms that take
 // default integers for addresses, no ierror (MPI_PCONTROL), a buffer length
-// that is the CHARACTER's own.
+// that is the CHARACTER's own, a length asked for without C's terminating null.
 #include <string>
 #include <vector>
 
@@ -146,5 +146,25 @@ void pmpi_info_get_string_(const MPI_Fint* info, const char* key, MPI_Fint* bufl
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(info_get_string)
+
+// pset_len 0 asks for the name's length, which in Fortran has no terminating
+// null; otherwise the name, cut to pset_len and to LEN(pset_name), is
+// blank-padded into pset_name. n counts from 0, as in C.
+void pmpi_session_get_nth_pset_(const MPI_Fint* session, const MPI_Fint* info, const MPI_Fint* n,
+                                MPI_Fint* pset_len, char* pset_name, MPI_Fint* ierror, std::size_t pset_name_len) {
+  int length = *pset_len < 0 ? *pset_len : 0;  // negative: C's MPI_ERR_ARG
+  int rc = PMPI_Session_get_nth_pset(*session, *info, *n, &length, nullptr);
+  if (rc == MPI_SUCCESS && *pset_len == 0) {
+    *pset_len = length - 1;
+  } else if (rc == MPI_SUCCESS) {
+    std::vector<char> name(static_cast<std::size_t>(length));
+    rc = PMPI_Session_get_nth_pset(*session, *info, *n, &length, name.data());
+    const std::size_t room = std::min(pset_name_len, static_cast<std::size_t>(*pset_len));
+    if (rc == MPI_SUCCESS && room < name.size()) name[room] = '\0';
+    if (rc == MPI_SUCCESS) tern::fortran::store_string(pset_name, pset_name_len, name.data());
+  }
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(session_get_nth_pset)
 
 }  // extern "C"

@@ -12,6 +12,7 @@
 #define INFO_T type(MPI_Info)
 #define FILE_T type(MPI_File)
 #define WIN_T type(MPI_Win)
+#define SESSION_T type(MPI_Session)
 #define ERRHANDLER_T type(MPI_Errhandler)
 #define OP_T type(MPI_Op)
 #define STATUS_T type(MPI_Status)
@@ -36,6 +37,7 @@
 #define INFO_T integer
 #define FILE_T integer
 #define WIN_T integer
+#define SESSION_T integer
 #define ERRHANDLER_T integer
 #define OP_T integer
 #define STATUS_T integer, dimension(MPI_STATUS_SIZE)

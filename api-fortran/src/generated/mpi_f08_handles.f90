@@ -31,16 +31,19 @@ module tern_mpi_f08_handles
   type, bind(C), public :: MPI_Request
     integer(c_int) :: MPI_VAL
   end type MPI_Request
+  type, bind(C), public :: MPI_Session
+    integer(c_int) :: MPI_VAL
+  end type MPI_Session
   type, bind(C), public :: MPI_Win
     integer(c_int) :: MPI_VAL
   end type MPI_Win
   interface operator(==)
     module procedure comm_eq, datatype_eq, errhandler_eq, file_eq, group_eq, info_eq, &
-        & message_eq, op_eq, request_eq, win_eq
+        & message_eq, op_eq, request_eq, session_eq, win_eq
   end interface
   interface operator(/=)
     module procedure comm_ne, datatype_ne, errhandler_ne, file_ne, group_ne, info_ne, &
-        & message_ne, op_ne, request_ne, win_ne
+        & message_ne, op_ne, request_ne, session_ne, win_ne
   end interface
   public :: operator(==), operator(/=)
 
@@ -118,6 +121,14 @@ contains
     type(MPI_Request), intent(in) :: a, b
     request_ne = a%MPI_VAL /= b%MPI_VAL
   end function request_ne
+  elemental logical function session_eq(a, b)
+    type(MPI_Session), intent(in) :: a, b
+    session_eq = a%MPI_VAL == b%MPI_VAL
+  end function session_eq
+  elemental logical function session_ne(a, b)
+    type(MPI_Session), intent(in) :: a, b
+    session_ne = a%MPI_VAL /= b%MPI_VAL
+  end function session_ne
   elemental logical function win_eq(a, b)
     type(MPI_Win), intent(in) :: a, b
     win_eq = a%MPI_VAL == b%MPI_VAL

@@ -60,6 +60,7 @@ C_DECL = {
     "string_out_sized": "char* {n}", "logical_array": "const MPI_Fint* {n}", "logical_array_out": "MPI_Fint* {n}",
     "weights": "const MPI_Fint* {n}", "weights_out": "MPI_Fint* {n}",
     "errhandler_fn": "MPI_{arg}_errhandler_function* {n}",
+    "copy_attr_fn": "tern::fortran::CopyAttrFn* {n}", "delete_attr_fn": "tern::fortran::DeleteAttrFn* {n}",
 }
 
 
@@ -173,6 +174,7 @@ def fortran_declaration(p, form):
         # MPI_Dist_graph_neighbors' weights may both be MPI_UNWEIGHTED, left
         # alone: not INTENT(OUT), which would have them undefined (and aliased).
         "user_function": "external :: {n}", "errhandler_fn": "external :: {n}",
+        "copy_attr_fn": "external :: {n}", "delete_attr_fn": "external :: {n}",
         "weights": "integer, intent(in) :: {n}(*)", "weights_out": "integer :: {n}(*)",
     }
     if form == "f08":
@@ -189,6 +191,8 @@ def fortran_declaration(p, form):
             "status_array_out": "type(MPI_Status), intent(out) :: {n}(*)",
             "user_function": "procedure(MPI_User_function) :: {n}",
             "errhandler_fn": f"procedure(MPI_{p.arg}_errhandler_function) :: {{n}}",
+            "copy_attr_fn": f"procedure(MPI_{p.arg}_copy_attr_function) :: {{n}}",
+            "delete_attr_fn": f"procedure(MPI_{p.arg}_delete_attr_function) :: {{n}}",
         })
     if k == "choice":
         # A request or an attached buffer keeps the address after the call

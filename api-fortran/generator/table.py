@@ -147,7 +147,10 @@ FAMILIES = {
         # values are address-sized integers.
         ("Comm_set_attr", "comm:Comm, comm_keyval:int, attribute_val:aint", {"handwritten": True}),
         ("Comm_delete_attr", "comm:Comm, comm_keyval:int"),
-        ("Comm_free_keyval", "comm_keyval:int_inout"),
+        # Fortran callbacks run through C ones that remember them (keyvals.cpp).
+        ("Comm_create_keyval", "comm_copy_attr_fn:copy_attr_fn(Comm), comm_delete_attr_fn:delete_attr_fn(Comm), "
+                               "comm_keyval:int_out, extra_state:aint", {"handwritten": True}),
+        ("Comm_free_keyval", "comm_keyval:int_inout", {"handwritten": True}),
     ],
     "p2p": [
         ("Send", BUFFER_SEND),
@@ -311,7 +314,9 @@ FAMILIES = {
         ("Win_get_attr", "win:Win, win_keyval:int, attribute_val:aint_out, flag:logical_out", {"handwritten": True}),
         ("Win_set_attr", "win:Win, win_keyval:int, attribute_val:aint", {"handwritten": True}),
         ("Win_delete_attr", "win:Win, win_keyval:int"),
-        ("Win_free_keyval", "win_keyval:int_inout"),
+        ("Win_create_keyval", "win_copy_attr_fn:copy_attr_fn(Win), win_delete_attr_fn:delete_attr_fn(Win), "
+                              "win_keyval:int_out, extra_state:aint", {"handwritten": True}),
+        ("Win_free_keyval", "win_keyval:int_inout", {"handwritten": True}),
         ("Win_set_name", "win:Win, win_name:string_in"),
         ("Win_get_name", "win:Win, win_name:string_out(MPI_MAX_OBJECT_NAME), resultlen:int_out"),
         ("Win_set_info", "win:Win, info:Info"),
@@ -442,7 +447,9 @@ FAMILIES = {
         ("Type_set_attr", "datatype:Datatype, type_keyval:int, attribute_val:aint", {"handwritten": True}),
         ("Type_get_attr", "datatype:Datatype, type_keyval:int, attribute_val:aint_out, flag:logical_out"),
         ("Type_delete_attr", "datatype:Datatype, type_keyval:int"),
-        ("Type_free_keyval", "type_keyval:int_inout"),
+        ("Type_create_keyval", "type_copy_attr_fn:copy_attr_fn(Type), type_delete_attr_fn:delete_attr_fn(Type), "
+                               "type_keyval:int_out, extra_state:aint", {"handwritten": True}),
+        ("Type_free_keyval", "type_keyval:int_inout", {"handwritten": True}),
         ("Type_get_envelope", "datatype:Datatype, num_integers:int_out, num_addresses:int_out, "
                               "num_datatypes:int_out, combiner:int_out"),
         ("Type_get_contents", "datatype:Datatype, max_integers:int, max_addresses:int, max_datatypes:int, "

@@ -111,6 +111,14 @@ class StatusArrayOut {
   std::vector<MPI_Status> statuses_;
 };
 
+// A Fortran attribute callback (MPI_Comm_copy_attr_function, ...): every
+// argument by reference, values and extra_state address-sized, ierror last.
+using CopyAttrFn = void(const MPI_Fint* oldobject, const MPI_Fint* keyval, MPI_Aint* extra_state,
+                        const MPI_Aint* attribute_val_in, MPI_Aint* attribute_val_out, MPI_Fint* flag,
+                        MPI_Fint* ierror);
+using DeleteAttrFn = void(const MPI_Fint* object, const MPI_Fint* keyval, const MPI_Aint* attribute_val,
+                          MPI_Aint* extra_state, MPI_Fint* ierror);
+
 // Fortran counts array elements from 1.
 inline void index_to_fortran(MPI_Fint* index) {
   if (*index != MPI_UNDEFINED) *index += 1;

@@ -18,6 +18,11 @@ module mpi
   implicit none
   public
 
+  ! The predefined attribute callbacks (keyvals.cpp).
+  external :: MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN
+  external :: MPI_TYPE_NULL_COPY_FN, MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN
+  external :: MPI_WIN_NULL_COPY_FN, MPI_WIN_DUP_FN, MPI_WIN_NULL_DELETE_FN
+
   ! The same common blocks as mpif.h's: the library recognises these addresses.
   integer :: MPI_BOTTOM, MPI_IN_PLACE
   integer :: MPI_STATUS_IGNORE(MPI_STATUS_SIZE)

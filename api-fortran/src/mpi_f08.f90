@@ -20,6 +20,14 @@ module mpi_f08
   implicit none
   public
 
+  ! The predefined attribute callbacks (keyvals.cpp).
+  procedure(MPI_Comm_copy_attr_function) :: MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN
+  procedure(MPI_Comm_delete_attr_function) :: MPI_COMM_NULL_DELETE_FN
+  procedure(MPI_Type_copy_attr_function) :: MPI_TYPE_NULL_COPY_FN, MPI_TYPE_DUP_FN
+  procedure(MPI_Type_delete_attr_function) :: MPI_TYPE_NULL_DELETE_FN
+  procedure(MPI_Win_copy_attr_function) :: MPI_WIN_NULL_COPY_FN, MPI_WIN_DUP_FN
+  procedure(MPI_Win_delete_attr_function) :: MPI_WIN_NULL_DELETE_FN
+
   interface
     subroutine MPI_Status_f2f08(f_status, f08_status, ierror)
       import

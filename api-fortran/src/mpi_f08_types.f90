@@ -3,7 +3,7 @@
 ! to the same entry points as the integers of mpif.h and `use mpi`.
 module tern_mpi_f08_types
   use, intrinsic :: iso_c_binding, only: c_int, c_ptr
-  use tern_mpi_constants, only: MPI_STATUS_SIZE
+  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_STATUS_SIZE
   use tern_mpi_f08_handles
   implicit none
   private
@@ -75,4 +75,64 @@ module tern_mpi_f08_types
   end interface
   public :: MPI_Comm_errhandler_function, MPI_Win_errhandler_function, MPI_File_errhandler_function, &
             MPI_Session_errhandler_function
+
+  ! Attribute callbacks take every argument by reference, ierror last; values
+  ! and extra_state are address-sized integers.
+  abstract interface
+    subroutine MPI_Comm_copy_attr_function(oldcomm, comm_keyval, extra_state, attribute_val_in, attribute_val_out, &
+                                           flag, ierror)
+      import :: MPI_Comm, MPI_ADDRESS_KIND
+      implicit none
+      type(MPI_Comm) :: oldcomm
+      integer :: comm_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      logical :: flag
+    end subroutine MPI_Comm_copy_attr_function
+
+    subroutine MPI_Comm_delete_attr_function(comm, comm_keyval, attribute_val, extra_state, ierror)
+      import :: MPI_Comm, MPI_ADDRESS_KIND
+      implicit none
+      type(MPI_Comm) :: comm
+      integer :: comm_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    end subroutine MPI_Comm_delete_attr_function
+
+    subroutine MPI_Type_copy_attr_function(oldtype, type_keyval, extra_state, attribute_val_in, attribute_val_out, &
+                                           flag, ierror)
+      import :: MPI_Datatype, MPI_ADDRESS_KIND
+      implicit none
+      type(MPI_Datatype) :: oldtype
+      integer :: type_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      logical :: flag
+    end subroutine MPI_Type_copy_attr_function
+
+    subroutine MPI_Type_delete_attr_function(datatype, type_keyval, attribute_val, extra_state, ierror)
+      import :: MPI_Datatype, MPI_ADDRESS_KIND
+      implicit none
+      type(MPI_Datatype) :: datatype
+      integer :: type_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    end subroutine MPI_Type_delete_attr_function
+
+    subroutine MPI_Win_copy_attr_function(oldwin, win_keyval, extra_state, attribute_val_in, attribute_val_out, &
+                                          flag, ierror)
+      import :: MPI_Win, MPI_ADDRESS_KIND
+      implicit none
+      type(MPI_Win) :: oldwin
+      integer :: win_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      logical :: flag
+    end subroutine MPI_Win_copy_attr_function
+
+    subroutine MPI_Win_delete_attr_function(win, win_keyval, attribute_val, extra_state, ierror)
+      import :: MPI_Win, MPI_ADDRESS_KIND
+      implicit none
+      type(MPI_Win) :: win
+      integer :: win_keyval, ierror
+      integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    end subroutine MPI_Win_delete_attr_function
+  end interface
+  public :: MPI_Comm_copy_attr_function, MPI_Comm_delete_attr_function, MPI_Type_copy_attr_function, &
+            MPI_Type_delete_attr_function, MPI_Win_copy_attr_function, MPI_Win_delete_attr_function
 end module tern_mpi_f08_types

@@ -1,8 +1,9 @@
 // Fortran entry points whose arguments do not map one to one onto the C
-// call: no argc/argv, functions with results, attribute values given by
-// value (a window's predefined ones as values), the MPI-1 forms that take
-// default integers for addresses, no ierror (MPI_PCONTROL), a buffer length
-// that is the CHARACTER's own, a length asked for without C's terminating null.
+// call: no argc/argv, functions with results, attribute values handed out as
+// values (a window's predefined ones too; setting them, and the keyvals, are
+// in keyvals.cpp), the MPI-1 forms that take default integers for addresses,
+// no ierror (MPI_PCONTROL), a buffer length that is the CHARACTER's own, a
+// length asked for without C's terminating null.
 #include <string>
 #include <vector>
 
@@ -69,28 +70,6 @@ void pmpi_win_get_attr_(const MPI_Fint* win, const MPI_Fint* win_keyval, MPI_Ain
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(win_get_attr)
-
-// Fortran's attribute value is an integer given by reference; C's is the
-// pointer itself.
-void pmpi_comm_set_attr_(const MPI_Fint* comm, const MPI_Fint* comm_keyval, const MPI_Aint* attribute_val,
-                         MPI_Fint* ierror) {
-  tern::fortran::set_error(ierror,
-                           PMPI_Comm_set_attr(*comm, *comm_keyval, reinterpret_cast<void*>(*attribute_val)));
-}
-TERN_FORTRAN_WEAK_ALIAS(comm_set_attr)
-
-void pmpi_type_set_attr_(const MPI_Fint* datatype, const MPI_Fint* type_keyval, const MPI_Aint* attribute_val,
-                         MPI_Fint* ierror) {
-  tern::fortran::set_error(ierror,
-                           PMPI_Type_set_attr(*datatype, *type_keyval, reinterpret_cast<void*>(*attribute_val)));
-}
-TERN_FORTRAN_WEAK_ALIAS(type_set_attr)
-
-void pmpi_win_set_attr_(const MPI_Fint* win, const MPI_Fint* win_keyval, const MPI_Aint* attribute_val,
-                        MPI_Fint* ierror) {
-  tern::fortran::set_error(ierror, PMPI_Win_set_attr(*win, *win_keyval, reinterpret_cast<void*>(*attribute_val)));
-}
-TERN_FORTRAN_WEAK_ALIAS(win_set_attr)
 
 // The old form's buffer_addr is a choice buffer the program already knows;
 // nothing is written into it. mpi_f08's is a type(c_ptr) that receives it.

@@ -222,10 +222,4 @@ void pmpi_comm_delete_attr_(const MPI_Fint* comm, const MPI_Fint* comm_keyval, M
 }
 TERN_FORTRAN_WEAK_ALIAS(comm_delete_attr)
 
-void pmpi_comm_free_keyval_(MPI_Fint* comm_keyval, MPI_Fint* ierror) {
-  const int rc = PMPI_Comm_free_keyval(comm_keyval);
-  tern::fortran::set_error(ierror, rc);
-}
-TERN_FORTRAN_WEAK_ALIAS(comm_free_keyval)
-
 }  // extern "C"

@@ -185,12 +185,6 @@ void pmpi_type_delete_attr_(const MPI_Fint* datatype, const MPI_Fint* type_keyva
 }
 TERN_FORTRAN_WEAK_ALIAS(type_delete_attr)
 
-void pmpi_type_free_keyval_(MPI_Fint* type_keyval, MPI_Fint* ierror) {
-  const int rc = PMPI_Type_free_keyval(type_keyval);
-  tern::fortran::set_error(ierror, rc);
-}
-TERN_FORTRAN_WEAK_ALIAS(type_free_keyval)
-
 void pmpi_type_get_envelope_(const MPI_Fint* datatype, MPI_Fint* num_integers, MPI_Fint* num_addresses,
                              MPI_Fint* num_datatypes, MPI_Fint* combiner, MPI_Fint* ierror) {
   const int rc = PMPI_Type_get_envelope(*datatype, num_integers, num_addresses, num_datatypes, combiner);

@@ -12,7 +12,7 @@ module tern_mpi_comm
       & MPI_Comm_set_info, MPI_Comm_get_info, MPI_Comm_dup_with_info, MPI_Comm_split_type, &
       & MPI_Intercomm_create, MPI_Intercomm_merge, MPI_Comm_remote_size, MPI_Comm_remote_group, &
       & MPI_Comm_idup, MPI_Comm_idup_with_info, MPI_Comm_create_group, MPI_Comm_set_attr, &
-      & MPI_Comm_delete_attr, MPI_Comm_free_keyval
+      & MPI_Comm_delete_attr, MPI_Comm_create_keyval, MPI_Comm_free_keyval
 
   interface
     subroutine MPI_Comm_rank(comm, rank, ierror)
@@ -323,6 +323,17 @@ module tern_mpi_comm
       integer, intent(in) :: comm_keyval
       integer, intent(out) :: ierror
     end subroutine MPI_Comm_delete_attr
+
+    subroutine MPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, &
+        & extra_state, ierror)
+      import
+      implicit none
+      external :: comm_copy_attr_fn
+      external :: comm_delete_attr_fn
+      integer, intent(out) :: comm_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer, intent(out) :: ierror
+    end subroutine MPI_Comm_create_keyval
 
     subroutine MPI_Comm_free_keyval(comm_keyval, ierror)
       import

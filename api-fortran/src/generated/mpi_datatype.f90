@@ -11,8 +11,8 @@ module tern_mpi_datatype
       & MPI_Type_dup, MPI_Type_commit, MPI_Type_free, MPI_Type_get_extent, &
       & MPI_Type_get_true_extent, MPI_Type_get_name, MPI_Type_set_name, MPI_Get_address, &
       & MPI_Aint_add, MPI_Aint_diff, MPI_Pack, MPI_Unpack, MPI_Pack_size, MPI_Type_set_attr, &
-      & MPI_Type_get_attr, MPI_Type_delete_attr, MPI_Type_free_keyval, MPI_Type_get_envelope, &
-      & MPI_Type_get_contents
+      & MPI_Type_get_attr, MPI_Type_delete_attr, MPI_Type_create_keyval, MPI_Type_free_keyval, &
+      & MPI_Type_get_envelope, MPI_Type_get_contents
 
   interface
     subroutine MPI_Type_size(datatype, size, ierror)
@@ -326,6 +326,17 @@ module tern_mpi_datatype
       integer, intent(in) :: type_keyval
       integer, intent(out) :: ierror
     end subroutine MPI_Type_delete_attr
+
+    subroutine MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, &
+        & extra_state, ierror)
+      import
+      implicit none
+      external :: type_copy_attr_fn
+      external :: type_delete_attr_fn
+      integer, intent(out) :: type_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer, intent(out) :: ierror
+    end subroutine MPI_Type_create_keyval
 
     subroutine MPI_Type_free_keyval(type_keyval, ierror)
       import

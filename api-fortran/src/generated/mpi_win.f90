@@ -8,8 +8,8 @@ module tern_mpi_win
   public :: MPI_Win_create, MPI_Win_allocate, MPI_Win_allocate_shared, MPI_Win_shared_query, &
       & MPI_Win_create_dynamic, MPI_Win_attach, MPI_Win_detach, MPI_Win_free, &
       & MPI_Win_get_group, MPI_Win_get_attr, MPI_Win_set_attr, MPI_Win_delete_attr, &
-      & MPI_Win_free_keyval, MPI_Win_set_name, MPI_Win_get_name, MPI_Win_set_info, &
-      & MPI_Win_get_info, MPI_Win_create_errhandler, MPI_Win_set_errhandler, &
+      & MPI_Win_create_keyval, MPI_Win_free_keyval, MPI_Win_set_name, MPI_Win_get_name, &
+      & MPI_Win_set_info, MPI_Win_get_info, MPI_Win_create_errhandler, MPI_Win_set_errhandler, &
       & MPI_Win_get_errhandler, MPI_Win_call_errhandler, MPI_Put, MPI_Get, MPI_Accumulate, &
       & MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap, MPI_Rput, MPI_Rget, &
       & MPI_Raccumulate, MPI_Rget_accumulate, MPI_Win_fence, MPI_Win_post, MPI_Win_start, &
@@ -100,6 +100,17 @@ module tern_mpi_win
       integer, intent(in) :: win_keyval
       integer, intent(out) :: ierror
     end subroutine MPI_Win_delete_attr
+
+    subroutine MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, &
+        & extra_state, ierror)
+      import
+      implicit none
+      external :: win_copy_attr_fn
+      external :: win_delete_attr_fn
+      integer, intent(out) :: win_keyval
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer, intent(out) :: ierror
+    end subroutine MPI_Win_create_keyval
 
     subroutine MPI_Win_free_keyval(win_keyval, ierror)
       import

@@ -74,12 +74,6 @@ void pmpi_win_delete_attr_(const MPI_Fint* win, const MPI_Fint* win_keyval, MPI_
 }
 TERN_FORTRAN_WEAK_ALIAS(win_delete_attr)
 
-void pmpi_win_free_keyval_(MPI_Fint* win_keyval, MPI_Fint* ierror) {
-  const int rc = PMPI_Win_free_keyval(win_keyval);
-  tern::fortran::set_error(ierror, rc);
-}
-TERN_FORTRAN_WEAK_ALIAS(win_free_keyval)
-
 void pmpi_win_set_name_(const MPI_Fint* win, const char* win_name, MPI_Fint* ierror, size_t win_name_len) {
   const std::string win_name_c = tern::fortran::trimmed(win_name, win_name_len);
   const int rc = PMPI_Win_set_name(*win, win_name_c.c_str());

@@ -741,6 +741,8 @@ TERN_MPI_API(MPI_File, File_f2c, (MPI_Fint file))
 #include "mpi_errhandlers.h"
 /* MPI 4 sessions over the World model. */
 #include "mpi_sessions.h"
+/* external32 packing, Fortran-kind type lookups, MPI_Count queries, status setters. */
+#include "mpi_datatype_more.h"
 
 #undef TERN_MPI_API
 

@@ -58,7 +58,7 @@ TypeTable& table() {
         continue;
       }
       auto d = std::make_shared<DerivedType>();
-      d->runs.push_back({0, info->size, 1});
+      d->runs.push_back({0, info->size, 1, h});
       d->blocks.push_back({0, info->size});
       d->size = info->size;
       d->elements = 1;
@@ -137,12 +137,12 @@ class Builder {
     const bool dense = old.runs.size() == 1 && old.runs[0].offset == 0 &&
                        static_cast<MPI_Aint>(old.runs[0].elem_size * old.runs[0].count) == old.extent;
     if (dense) {
-      append({disp, old.runs[0].elem_size, old.runs[0].count * blocklength});
+      append({disp, old.runs[0].elem_size, old.runs[0].count * blocklength, old.runs[0].type});
       return;
     }
     for (std::size_t j = 0; j < blocklength; ++j) {
       const MPI_Aint base = disp + static_cast<MPI_Aint>(j) * old.extent;
-      for (const TypeRun& r : old.runs) append({base + r.offset, r.elem_size, r.count});
+      for (const TypeRun& r : old.runs) append({base + r.offset, r.elem_size, r.count, r.type});
     }
   }
 
@@ -191,7 +191,7 @@ class Builder {
     if (r.count == 0) return;
     if (!runs_.empty()) {
       TypeRun& last = runs_.back();
-      if (last.elem_size == r.elem_size &&
+      if (last.elem_size == r.elem_size && last.type == r.type &&
           last.offset + static_cast<MPI_Aint>(last.elem_size * last.count) == r.offset) {
         last.count += r.count;
         return;

@@ -28,6 +28,9 @@ struct TypeRun {  // `count` basic elements of `elem_size` bytes from `offset`
   MPI_Aint offset;
   std::size_t elem_size;
   std::size_t count;
+  // The predefined type of those elements: MPI_Pack_external converts each
+  // element by its type, which the size alone does not tell (int or float).
+  MPI_Datatype type;
 };
 struct TypeBlock {
   MPI_Aint offset;

@@ -18,6 +18,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -130,8 +131,12 @@ int exchange_round(File& file, const Plan& plan, MPI_Offset round, int rank, con
     return EIO;
   }
   const std::vector<int> send_displs = displacements(byte_counts), recv_displs = displacements(incoming_bytes);
-  std::vector<char> outgoing(static_cast<std::size_t>(send_displs.back() + byte_counts.back()));
-  std::vector<char> incoming(static_cast<std::size_t>(recv_displs.back() + incoming_bytes.back()));
+  // Uninitialized: a std::vector<char> zeroed each of these three buffers
+  // before every byte of them was overwritten (three extra passes over up
+  // to cb_buffer_size bytes per round).
+  auto buffer = [](MPI_Offset bytes) { return std::unique_ptr<char[]>(new char[bytes > 0 ? bytes : 1]); };
+  const std::unique_ptr<char[]> outgoing = buffer(send_displs.back() + byte_counts.back());
+  const std::unique_ptr<char[]> incoming = buffer(recv_displs.back() + incoming_bytes.back());
 
   // This rank's window, when it aggregates: the pieces land in (or come from) `staging`.
   MPI_Offset first = 0, last = 0;
@@ -141,16 +146,16 @@ int exchange_round(File& file, const Plan& plan, MPI_Offset round, int rank, con
     plan.window_of(index, round, first, last);
     aggregates = true;
   }
-  std::vector<char> staging(static_cast<std::size_t>(aggregates ? last - first : 0));
+  const std::unique_ptr<char[]> staging = buffer(aggregates ? last - first : 0);
   int error = 0;
 
   if (write) {
     std::size_t packed = 0;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
-      std::memcpy(outgoing.data() + packed, data + piece_data[i], static_cast<std::size_t>(pieces[i].length));
+      std::memcpy(outgoing.get() + packed, data + piece_data[i], static_cast<std::size_t>(pieces[i].length));
       packed += static_cast<std::size_t>(pieces[i].length);
     }
-    if (PMPI_Alltoallv(outgoing.data(), byte_counts.data(), send_displs.data(), MPI_BYTE, incoming.data(),
+    if (PMPI_Alltoallv(outgoing.get(), byte_counts.data(), send_displs.data(), MPI_BYTE, incoming.get(),
                        incoming_bytes.data(), recv_displs.data(), MPI_BYTE, file.comm) != MPI_SUCCESS) {
       return EIO;
     }
@@ -159,7 +164,7 @@ int exchange_round(File& file, const Plan& plan, MPI_Offset round, int rank, con
     std::vector<WirePiece> runs;
     std::size_t taken = 0;
     for (const WirePiece& piece : received) {
-      std::memcpy(staging.data() + (piece.file - first), incoming.data() + taken, static_cast<std::size_t>(piece.length));
+      std::memcpy(staging.get() + (piece.file - first), incoming.get() + taken, static_cast<std::size_t>(piece.length));
       taken += static_cast<std::size_t>(piece.length);
       runs.push_back(piece);
     }
@@ -173,7 +178,7 @@ int exchange_round(File& file, const Plan& plan, MPI_Offset round, int rank, con
       }
     }
     std::size_t done = 0;
-    error = transfer_segments(file, merged, staging.data(), true, done);
+    error = transfer_segments(file, merged, staging.get(), true, done);
   } else {
     // One read over the span the pieces touch; past the end of the file reads zeros.
     MPI_Offset low = last, high = first;
@@ -184,21 +189,21 @@ int exchange_round(File& file, const Plan& plan, MPI_Offset round, int rank, con
     if (low < high) {
       std::size_t done = 0;
       const std::vector<FileSegment> span{FileSegment{low, low - first, high - low}};
-      error = transfer_segments(file, span, staging.data(), false, done);
+      error = transfer_segments(file, span, staging.get(), false, done);
     }
     std::size_t packed = 0;
     for (const WirePiece& piece : received) {
-      std::memcpy(incoming.data() + packed, staging.data() + (piece.file - first), static_cast<std::size_t>(piece.length));
+      std::memcpy(incoming.get() + packed, staging.get() + (piece.file - first), static_cast<std::size_t>(piece.length));
       packed += static_cast<std::size_t>(piece.length);
     }
-    if (PMPI_Alltoallv(incoming.data(), incoming_bytes.data(), recv_displs.data(), MPI_BYTE, outgoing.data(),
+    if (PMPI_Alltoallv(incoming.get(), incoming_bytes.data(), recv_displs.data(), MPI_BYTE, outgoing.get(),
                        byte_counts.data(), send_displs.data(), MPI_BYTE, file.comm) != MPI_SUCCESS) {
       return EIO;
     }
     std::size_t unpacked = 0;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
       const MPI_Offset there = std::clamp<MPI_Offset>(plan.end_of_file - pieces[i].file, 0, pieces[i].length);
-      std::memcpy(data + piece_data[i], outgoing.data() + unpacked, static_cast<std::size_t>(there));
+      std::memcpy(data + piece_data[i], outgoing.get() + unpacked, static_cast<std::size_t>(there));
       unpacked += static_cast<std::size_t>(pieces[i].length);
     }
   }

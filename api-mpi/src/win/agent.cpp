@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 
 #include "tern/runtime/log.hpp"
 
@@ -225,18 +226,20 @@ void Agent::apply(const RmaHeader& header, const std::byte* body, int source) {
       break;
   }
   // Data operations: the layout, checked against the span, then the data.
-  std::vector<RmaBlock> blocks(header.blocks);
-  if (!blocks.empty()) std::memcpy(blocks.data(), body, blocks.size() * sizeof(RmaBlock));
-  const std::byte* data = body + blocks.size() * sizeof(RmaBlock);
+  std::vector<RmaBlock> listed(header.blocks);  // none (no allocation) for a contiguous target
+  if (!listed.empty()) std::memcpy(listed.data(), body, listed.size() * sizeof(RmaBlock));
+  const std::byte* data = body + listed.size() * sizeof(RmaBlock);
   uint64_t layout_bytes = 0;
-  for (const RmaBlock& block : blocks) {
+  for (const RmaBlock& block : listed) {
     if (block.offset > header.span || block.length > header.span - block.offset) {
       return refuse(source, MPI_ERR_INTERN, "a layout block beyond the request's span");
     }
     layout_bytes += block.length;
   }
-  const uint64_t touched = blocks.empty() ? header.span : layout_bytes;
-  if (blocks.empty()) blocks.push_back(RmaBlock{0, header.span});
+  const uint64_t touched = listed.empty() ? header.span : layout_bytes;
+  const RmaBlock whole{0, header.span};
+  const std::span<const RmaBlock> blocks =
+      listed.empty() ? std::span<const RmaBlock>(&whole, 1) : std::span<const RmaBlock>(listed);
   const bool accumulate = header.kind == kRmaAccumulate || header.kind == kRmaGetAccumulate ||
                           header.kind == kRmaCompareSwap;
   std::size_t element = 1;

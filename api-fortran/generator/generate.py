@@ -53,8 +53,10 @@ C_DECL = {
     "int_inout": "MPI_Fint* {n}", "int_array": "const MPI_Fint* {n}", "int_array_out": "MPI_Fint* {n}",
     "int_array_inout": "MPI_Fint* {n}", "aint": "const MPI_Aint* {n}", "aint_out": "MPI_Aint* {n}",
     "aint_array": "const MPI_Aint* {n}", "aint_array_out": "MPI_Aint* {n}", "address_out": "void* {n}", "logical": "const MPI_Fint* {n}",
+    "aint_inout": "MPI_Aint* {n}", "count": "const MPI_Count* {n}", "count_out": "MPI_Count* {n}",
     "offset": "const MPI_Offset* {n}", "offset_out": "MPI_Offset* {n}",
     "logical_out": "MPI_Fint* {n}", "status_out": "MPI_Fint* {n}", "status_in": "const MPI_Fint* {n}",
+    "status_inout": "MPI_Fint* {n}",
     "status_array_out": "MPI_Fint* {n}", "index_out": "MPI_Fint* {n}", "index_array_out": "MPI_Fint* {n}",
     "string_out": "char* {n}", "string_in": "const char* {n}", "user_function": "MPI_User_function* {n}",
     "string_out_sized": "char* {n}", "logical_array": "const MPI_Fint* {n}", "logical_array_out": "MPI_Fint* {n}",
@@ -71,7 +73,7 @@ def c_argument(p):
         return [], f"tern::fortran::buffer({n})", []
     if k in ("weights", "weights_out"):
         return [], f"tern::fortran::weights({n})", []
-    if k in ("int", "aint", "offset"):
+    if k in ("int", "aint", "offset", "count"):
         return [], f"*{n}", []
     if k == "logical":
         return [], f"tern::fortran::from_logical(*{n})", []
@@ -81,6 +83,9 @@ def c_argument(p):
         return [f"tern::fortran::StatusOut {n}_c({n});"], f"{n}_c.get()", [f"{n}_c.store();"]
     if k == "status_in":
         return [f"const MPI_Status {n}_c = tern::fortran::status_from_fortran({n});"], f"&{n}_c", []
+    if k == "status_inout":
+        return ([f"MPI_Status {n}_c = tern::fortran::status_from_fortran({n});"], f"&{n}_c",
+                [f"tern::fortran::status_to_fortran({n}_c, {n});"])
     if k == "status_array_out":
         return ([f"tern::fortran::StatusArrayOut {n}_c({n}, *{p.arg});"], f"{n}_c.get()",
                 [f"{n}_c.store();"])
@@ -160,12 +165,16 @@ def fortran_declaration(p, form):
         "aint_out": "integer(kind=MPI_ADDRESS_KIND), intent(out) :: {n}",
         "aint_array": "integer(kind=MPI_ADDRESS_KIND), intent(in) :: {n}(*)",
         "aint_array_out": "integer(kind=MPI_ADDRESS_KIND), intent(out) :: {n}(*)",
+        "aint_inout": "integer(kind=MPI_ADDRESS_KIND), intent(inout) :: {n}",
         "address_out": "integer(kind=MPI_ADDRESS_KIND), intent(out) :: {n}",
+        "count": "integer(kind=MPI_COUNT_KIND), intent(in) :: {n}",
+        "count_out": "integer(kind=MPI_COUNT_KIND), intent(out) :: {n}",
         "offset": "integer(kind=MPI_OFFSET_KIND), intent(in) :: {n}",
         "offset_out": "integer(kind=MPI_OFFSET_KIND), intent(out) :: {n}",
         "logical": "logical, intent(in) :: {n}", "logical_out": "logical, intent(out) :: {n}",
         "status_out": "integer, intent(out) :: {n}(MPI_STATUS_SIZE)",
         "status_in": "integer, intent(in) :: {n}(MPI_STATUS_SIZE)",
+        "status_inout": "integer, intent(inout) :: {n}(MPI_STATUS_SIZE)",
         "status_array_out": "integer, intent(out) :: {n}(MPI_STATUS_SIZE, *)",
         "index_out": "integer, intent(out) :: {n}", "index_array_out": "integer, intent(out) :: {n}(*)",
         "string_out": "character(len=*), intent(out) :: {n}", "string_in": "character(len=*), intent(in) :: {n}",
@@ -188,6 +197,7 @@ def fortran_declaration(p, form):
             "address_out": "type(c_ptr), intent(out) :: {n}",
             "status_out": "type(MPI_Status), intent(out) :: {n}",
             "status_in": "type(MPI_Status), intent(in) :: {n}",
+            "status_inout": "type(MPI_Status), intent(inout) :: {n}",
             "status_array_out": "type(MPI_Status), intent(out) :: {n}(*)",
             "user_function": "procedure(MPI_User_function) :: {n}",
             "errhandler_fn": f"procedure(MPI_{p.arg}_errhandler_function) :: {{n}}",
@@ -257,11 +267,11 @@ def fortran_file(family, functions, form):
     if form == "f08":
         module = f"tern_mpi_f08_{family}"
         uses = ["  use, intrinsic :: iso_c_binding, only: c_ptr",
-                "  use tern_mpi_f08_types", "  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_OFFSET_KIND"]
+                "  use tern_mpi_f08_types", "  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND"]
         what = "mpi_f08"
     else:
         module = f"tern_mpi_{family}"
-        uses = ["  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_OFFSET_KIND, MPI_STATUS_SIZE"]
+        uses = ["  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND, MPI_STATUS_SIZE"]
         if any(f.options.get("c_ptr_overload") for f in functions):
             uses.insert(0, "  use, intrinsic :: iso_c_binding, only: c_ptr")
         what = "mpi"

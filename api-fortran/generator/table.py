@@ -455,6 +455,27 @@ FAMILIES = {
         ("Type_get_contents", "datatype:Datatype, max_integers:int, max_addresses:int, max_datatypes:int, "
                               "array_of_integers:int_array_out, array_of_addresses:aint_array_out, "
                               "array_of_datatypes:Datatype_array_out"),
+        # external32 (the only datarep): positions and sizes are address-sized.
+        ("Pack_external", "datarep:string_in, inbuf:choice, incount:int, datatype:Datatype, outbuf:choice, "
+                          "outsize:aint, position:aint_inout"),
+        ("Unpack_external", "datarep:string_in, inbuf:choice, insize:aint, position:aint_inout, outbuf:choice, "
+                            "outcount:int, datatype:Datatype"),
+        ("Pack_external_size", "datarep:string_in, incount:int, datatype:Datatype, size:aint_out"),
+        # The C calls give the predefined types, which are the Fortran ones of
+        # that kind: MPI_INTEGER1/2/4/8, MPI_REAL4/8, MPI_COMPLEX8/16 (and
+        # MPI_LONG_DOUBLE, gfortran's REAL(KIND=10), for more than 15 digits).
+        ("Type_match_size", "typeclass:int, size:int, datatype:Datatype_out"),
+        ("Type_create_f90_integer", "r:int, newtype:Datatype_out"),
+        ("Type_create_f90_real", "p:int, r:int, newtype:Datatype_out"),
+        ("Type_create_f90_complex", "p:int, r:int, newtype:Datatype_out"),
+        # The MPI_Count forms; the status setters change the program's status.
+        ("Type_size_x", "datatype:Datatype, size:count_out"),
+        ("Type_get_extent_x", "datatype:Datatype, lb:count_out, extent:count_out"),
+        ("Type_get_true_extent_x", "datatype:Datatype, true_lb:count_out, true_extent:count_out"),
+        ("Get_elements_x", "status:status_in, datatype:Datatype, count:count_out"),
+        ("Status_set_elements", "status:status_inout, datatype:Datatype, count:int"),
+        ("Status_set_elements_x", "status:status_inout, datatype:Datatype, count:count"),
+        ("Status_set_cancelled", "status:status_inout, flag:logical"),
     ],
 }
 

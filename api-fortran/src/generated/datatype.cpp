@@ -200,4 +200,105 @@ void pmpi_type_get_contents_(const MPI_Fint* datatype, const MPI_Fint* max_integ
 }
 TERN_FORTRAN_WEAK_ALIAS(type_get_contents)
 
+void pmpi_pack_external_(const char* datarep, void* inbuf, const MPI_Fint* incount, const MPI_Fint* datatype,
+                         void* outbuf, const MPI_Aint* outsize, MPI_Aint* position, MPI_Fint* ierror,
+                         size_t datarep_len) {
+  const std::string datarep_c = tern::fortran::trimmed(datarep, datarep_len);
+  const int rc = PMPI_Pack_external(datarep_c.c_str(), tern::fortran::buffer(inbuf), *incount, *datatype, tern::fortran::buffer(outbuf), *outsize, position);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(pack_external)
+
+void pmpi_unpack_external_(const char* datarep, void* inbuf, const MPI_Aint* insize, MPI_Aint* position,
+                           void* outbuf, const MPI_Fint* outcount, const MPI_Fint* datatype, MPI_Fint* ierror,
+                           size_t datarep_len) {
+  const std::string datarep_c = tern::fortran::trimmed(datarep, datarep_len);
+  const int rc = PMPI_Unpack_external(datarep_c.c_str(), tern::fortran::buffer(inbuf), *insize, position, tern::fortran::buffer(outbuf), *outcount, *datatype);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(unpack_external)
+
+void pmpi_pack_external_size_(const char* datarep, const MPI_Fint* incount, const MPI_Fint* datatype,
+                              MPI_Aint* size, MPI_Fint* ierror, size_t datarep_len) {
+  const std::string datarep_c = tern::fortran::trimmed(datarep, datarep_len);
+  const int rc = PMPI_Pack_external_size(datarep_c.c_str(), *incount, *datatype, size);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(pack_external_size)
+
+void pmpi_type_match_size_(const MPI_Fint* typeclass, const MPI_Fint* size, MPI_Fint* datatype, MPI_Fint* ierror) {
+  const int rc = PMPI_Type_match_size(*typeclass, *size, datatype);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(type_match_size)
+
+void pmpi_type_create_f90_integer_(const MPI_Fint* r, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const int rc = PMPI_Type_create_f90_integer(*r, newtype);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(type_create_f90_integer)
+
+void pmpi_type_create_f90_real_(const MPI_Fint* p, const MPI_Fint* r, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const int rc = PMPI_Type_create_f90_real(*p, *r, newtype);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(type_create_f90_real)
+
+void pmpi_type_create_f90_complex_(const MPI_Fint* p, const MPI_Fint* r, MPI_Fint* newtype, MPI_Fint* ierror) {
+  const int rc = PMPI_Type_create_f90_complex(*p, *r, newtype);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(type_create_f90_complex)
+
+void pmpi_type_size_x_(const MPI_Fint* datatype, MPI_Count* size, MPI_Fint* ierror) {
+  const int rc = PMPI_Type_size_x(*datatype, size);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(type_size_x)
+
+void pmpi_type_get_extent_x_(const MPI_Fint* datatype, MPI_Count* lb, MPI_Count* extent, MPI_Fint* ierror) {
+  const int rc = PMPI_Type_get_extent_x(*datatype, lb, extent);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(type_get_extent_x)
+
+void pmpi_type_get_true_extent_x_(const MPI_Fint* datatype, MPI_Count* true_lb, MPI_Count* true_extent,
+                                  MPI_Fint* ierror) {
+  const int rc = PMPI_Type_get_true_extent_x(*datatype, true_lb, true_extent);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(type_get_true_extent_x)
+
+void pmpi_get_elements_x_(const MPI_Fint* status, const MPI_Fint* datatype, MPI_Count* count, MPI_Fint* ierror) {
+  const MPI_Status status_c = tern::fortran::status_from_fortran(status);
+  const int rc = PMPI_Get_elements_x(&status_c, *datatype, count);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(get_elements_x)
+
+void pmpi_status_set_elements_(MPI_Fint* status, const MPI_Fint* datatype, const MPI_Fint* count, MPI_Fint* ierror) {
+  MPI_Status status_c = tern::fortran::status_from_fortran(status);
+  const int rc = PMPI_Status_set_elements(&status_c, *datatype, *count);
+  tern::fortran::status_to_fortran(status_c, status);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(status_set_elements)
+
+void pmpi_status_set_elements_x_(MPI_Fint* status, const MPI_Fint* datatype, const MPI_Count* count,
+                                 MPI_Fint* ierror) {
+  MPI_Status status_c = tern::fortran::status_from_fortran(status);
+  const int rc = PMPI_Status_set_elements_x(&status_c, *datatype, *count);
+  tern::fortran::status_to_fortran(status_c, status);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(status_set_elements_x)
+
+void pmpi_status_set_cancelled_(MPI_Fint* status, const MPI_Fint* flag, MPI_Fint* ierror) {
+  MPI_Status status_c = tern::fortran::status_from_fortran(status);
+  const int rc = PMPI_Status_set_cancelled(&status_c, tern::fortran::from_logical(*flag));
+  tern::fortran::status_to_fortran(status_c, status);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(status_set_cancelled)
+
 }  // extern "C"

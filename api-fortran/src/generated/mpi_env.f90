@@ -2,7 +2,7 @@
 ! The env family's interfaces for the mpi module.
 module tern_mpi_env
   use, intrinsic :: iso_c_binding, only: c_ptr
-  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_OFFSET_KIND, MPI_STATUS_SIZE
+  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND, MPI_STATUS_SIZE
   implicit none
   private
   public :: MPI_Init, MPI_Init_thread, MPI_Query_thread, MPI_Is_thread_main, MPI_Finalize, &

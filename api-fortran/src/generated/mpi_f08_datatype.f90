@@ -3,7 +3,7 @@
 module tern_mpi_f08_datatype
   use, intrinsic :: iso_c_binding, only: c_ptr
   use tern_mpi_f08_types
-  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_OFFSET_KIND
+  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND
   implicit none
   private
   public :: MPI_Type_size, MPI_Type_contiguous, MPI_Type_vector, MPI_Type_create_hvector, &
@@ -14,7 +14,11 @@ module tern_mpi_f08_datatype
       & MPI_Type_set_name, MPI_Get_address, MPI_Aint_add, MPI_Aint_diff, MPI_Pack, MPI_Unpack, &
       & MPI_Pack_size, MPI_Type_set_attr, MPI_Type_get_attr, MPI_Type_delete_attr, &
       & MPI_Type_create_keyval, MPI_Type_free_keyval, MPI_Type_get_envelope, &
-      & MPI_Type_get_contents
+      & MPI_Type_get_contents, MPI_Pack_external, MPI_Unpack_external, MPI_Pack_external_size, &
+      & MPI_Type_match_size, MPI_Type_create_f90_integer, MPI_Type_create_f90_real, &
+      & MPI_Type_create_f90_complex, MPI_Type_size_x, MPI_Type_get_extent_x, &
+      & MPI_Type_get_true_extent_x, MPI_Get_elements_x, MPI_Status_set_elements, &
+      & MPI_Status_set_elements_x, MPI_Status_set_cancelled
 
   interface
     subroutine MPI_Type_size(datatype, size, ierror)
@@ -349,5 +353,143 @@ module tern_mpi_f08_datatype
       type(MPI_Datatype), intent(out) :: array_of_datatypes(*)
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Type_get_contents
+
+    subroutine MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
+        & ierror)
+      import
+      implicit none
+      character(len=*), intent(in) :: datarep
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*), asynchronous, target :: inbuf
+      integer, intent(in) :: incount
+      type(MPI_Datatype), intent(in) :: datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*), asynchronous, target :: outbuf
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: outsize
+      integer(kind=MPI_ADDRESS_KIND), intent(inout) :: position
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Pack_external
+
+    subroutine MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, &
+        & datatype, ierror)
+      import
+      implicit none
+      character(len=*), intent(in) :: datarep
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*), asynchronous, target :: inbuf
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: insize
+      integer(kind=MPI_ADDRESS_KIND), intent(inout) :: position
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*), asynchronous, target :: outbuf
+      integer, intent(in) :: outcount
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Unpack_external
+
+    subroutine MPI_Pack_external_size(datarep, incount, datatype, size, ierror)
+      import
+      implicit none
+      character(len=*), intent(in) :: datarep
+      integer, intent(in) :: incount
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_ADDRESS_KIND), intent(out) :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Pack_external_size
+
+    subroutine MPI_Type_match_size(typeclass, size, datatype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: typeclass
+      integer, intent(in) :: size
+      type(MPI_Datatype), intent(out) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_match_size
+
+    subroutine MPI_Type_create_f90_integer(r, newtype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: r
+      type(MPI_Datatype), intent(out) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_f90_integer
+
+    subroutine MPI_Type_create_f90_real(p, r, newtype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: p
+      integer, intent(in) :: r
+      type(MPI_Datatype), intent(out) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_f90_real
+
+    subroutine MPI_Type_create_f90_complex(p, r, newtype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: p
+      integer, intent(in) :: r
+      type(MPI_Datatype), intent(out) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_f90_complex
+
+    subroutine MPI_Type_size_x(datatype, size, ierror)
+      import
+      implicit none
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND), intent(out) :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_size_x
+
+    subroutine MPI_Type_get_extent_x(datatype, lb, extent, ierror)
+      import
+      implicit none
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND), intent(out) :: lb
+      integer(kind=MPI_COUNT_KIND), intent(out) :: extent
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_get_extent_x
+
+    subroutine MPI_Type_get_true_extent_x(datatype, true_lb, true_extent, ierror)
+      import
+      implicit none
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND), intent(out) :: true_lb
+      integer(kind=MPI_COUNT_KIND), intent(out) :: true_extent
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_get_true_extent_x
+
+    subroutine MPI_Get_elements_x(status, datatype, count, ierror)
+      import
+      implicit none
+      type(MPI_Status), intent(in) :: status
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND), intent(out) :: count
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Get_elements_x
+
+    subroutine MPI_Status_set_elements(status, datatype, count, ierror)
+      import
+      implicit none
+      type(MPI_Status), intent(inout) :: status
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: count
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Status_set_elements
+
+    subroutine MPI_Status_set_elements_x(status, datatype, count, ierror)
+      import
+      implicit none
+      type(MPI_Status), intent(inout) :: status
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Status_set_elements_x
+
+    subroutine MPI_Status_set_cancelled(status, flag, ierror)
+      import
+      implicit none
+      type(MPI_Status), intent(inout) :: status
+      logical, intent(in) :: flag
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Status_set_cancelled
   end interface
 end module tern_mpi_f08_datatype

@@ -3,7 +3,7 @@
 module tern_mpi_f08_env
   use, intrinsic :: iso_c_binding, only: c_ptr
   use tern_mpi_f08_types
-  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_OFFSET_KIND
+  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND
   implicit none
   private
   public :: MPI_Init, MPI_Init_thread, MPI_Query_thread, MPI_Is_thread_main, MPI_Finalize, &

@@ -3,7 +3,7 @@
 module tern_mpi_f08_io
   use, intrinsic :: iso_c_binding, only: c_ptr
   use tern_mpi_f08_types
-  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_OFFSET_KIND
+  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND
   implicit none
   private
   public :: MPI_File_open, MPI_File_close, MPI_File_delete, MPI_File_set_size, &

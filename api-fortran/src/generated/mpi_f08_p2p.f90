@@ -3,7 +3,7 @@
 module tern_mpi_f08_p2p
   use, intrinsic :: iso_c_binding, only: c_ptr
   use tern_mpi_f08_types
-  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_OFFSET_KIND
+  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND
   implicit none
   private
   public :: MPI_Send, MPI_Ssend, MPI_Rsend, MPI_Bsend, MPI_Recv, MPI_Isend, MPI_Issend, &

@@ -3,7 +3,7 @@
 module tern_mpi_f08_request
   use, intrinsic :: iso_c_binding, only: c_ptr
   use tern_mpi_f08_types
-  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_OFFSET_KIND
+  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND
   implicit none
   private
   public :: MPI_Wait, MPI_Test, MPI_Waitall, MPI_Testall, MPI_Waitany, MPI_Testany, &

@@ -3,7 +3,7 @@
 module tern_mpi_f08_session
   use, intrinsic :: iso_c_binding, only: c_ptr
   use tern_mpi_f08_types
-  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_OFFSET_KIND
+  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND
   implicit none
   private
   public :: MPI_Session_init, MPI_Session_finalize, MPI_Session_get_info, &

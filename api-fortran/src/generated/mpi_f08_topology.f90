@@ -3,7 +3,7 @@
 module tern_mpi_f08_topology
   use, intrinsic :: iso_c_binding, only: c_ptr
   use tern_mpi_f08_types
-  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_OFFSET_KIND
+  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND
   implicit none
   private
   public :: MPI_Dims_create, MPI_Cart_create, MPI_Cartdim_get, MPI_Cart_get, MPI_Cart_rank, &

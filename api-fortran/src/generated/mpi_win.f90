@@ -2,7 +2,7 @@
 ! The win family's interfaces for the mpi module.
 module tern_mpi_win
   use, intrinsic :: iso_c_binding, only: c_ptr
-  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_OFFSET_KIND, MPI_STATUS_SIZE
+  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND, MPI_STATUS_SIZE
   implicit none
   private
   public :: MPI_Win_create, MPI_Win_allocate, MPI_Win_allocate_shared, MPI_Win_shared_query, &

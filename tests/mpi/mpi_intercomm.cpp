@@ -9,45 +9,13 @@
 #include <numeric>
 #include <vector>
 
-#include "check.hpp"
+#include "intercomm_side.hpp"
 
 namespace {
 
-int world_rank = 0;
-int world_size = 0;
-
-// One side of an intercommunicator, with the world ranks of both groups.
-struct Side {
-  MPI_Comm local = MPI_COMM_NULL;
-  MPI_Comm inter = MPI_COMM_NULL;
-  int color = 0;  // 0: group A, 1: group B
-  int rank = 0;
-  int size = 0;
-  int remote_size = 0;
-  std::vector<int> mine;    // world rank of each local rank
-  std::vector<int> theirs;  // world rank of each remote rank
-};
-
-std::vector<int> members(const std::vector<int>& colors, int color) {
-  std::vector<int> out;
-  for (int r = 0; r < static_cast<int>(colors.size()); ++r) {
-    if (colors[static_cast<std::size_t>(r)] == color) out.push_back(r);
-  }
-  return out;
-}
-
-Side make_side(const std::vector<int>& colors) {
-  Side s;
-  s.color = colors[static_cast<std::size_t>(world_rank)];
-  s.mine = members(colors, s.color);
-  s.theirs = members(colors, 1 - s.color);
-  CHECK(MPI_Comm_split(MPI_COMM_WORLD, s.color, world_rank, &s.local) == MPI_SUCCESS);
-  CHECK(MPI_Intercomm_create(s.local, 0, MPI_COMM_WORLD, s.theirs[0], 77, &s.inter) == MPI_SUCCESS);
-  MPI_Comm_rank(s.inter, &s.rank);
-  MPI_Comm_size(s.inter, &s.size);
-  MPI_Comm_remote_size(s.inter, &s.remote_size);
-  return s;
-}
+using tern::mpi_test::Side;
+using tern::mpi_test::world_rank;
+using tern::mpi_test::world_size;
 
 void queries(const Side& s) {
   int flag = -1;
@@ -338,14 +306,7 @@ void refused(const Side& s) {
     MPI_Error_class(err, &error_class);
     return error_class == MPI_ERR_UNSUPPORTED_OPERATION;
   };
-  MPI_Request request = MPI_REQUEST_NULL;
   int value = 1, result = 0;
-  CHECK(is_unsupported(MPI_Ibarrier(s.inter, &request)));
-  CHECK(is_unsupported(MPI_Iallreduce(&value, &result, 1, MPI_INT, MPI_SUM, s.inter, &request)));
-  CHECK(is_unsupported(MPI_Ibcast(&value, 1, MPI_INT, MPI_PROC_NULL, s.inter, &request)));
-  CHECK(is_unsupported(MPI_Allreduce_init(&value, &result, 1, MPI_INT, MPI_SUM, s.inter, MPI_INFO_NULL, &request)));
-  CHECK(is_unsupported(MPI_Alltoall_init(&value, 1, MPI_INT, &result, 1, MPI_INT, s.inter, MPI_INFO_NULL, &request)));
-  CHECK(request == MPI_REQUEST_NULL);
   MPI_Group group = MPI_GROUP_NULL;
   MPI_Comm_group(s.inter, &group);
   MPI_Comm created = MPI_COMM_NULL;
@@ -378,7 +339,7 @@ void refused(const Side& s) {
 }
 
 void suite(const std::vector<int>& colors) {
-  Side s = make_side(colors);
+  Side s = tern::mpi_test::make_side(colors, 77);
   queries(s);
   point_to_point(s, s.inter);
   rooted(s, s.inter);
@@ -391,23 +352,4 @@ void suite(const std::vector<int>& colors) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-  if (world_size < 2) {
-    if (world_rank == 0) std::printf("mpi_intercomm: needs 2 ranks or more\n");
-    MPI_Finalize();
-    return 1;
-  }
-  // Contiguous halves (on 4 ranks 1 + 3), then by parity.
-  std::vector<int> colors(static_cast<std::size_t>(world_size));
-  const int split = world_size == 4 ? 1 : (world_size + 1) / 2;
-  for (int r = 0; r < world_size; ++r) colors[static_cast<std::size_t>(r)] = r < split ? 0 : 1;
-  suite(colors);
-  for (int r = 0; r < world_size; ++r) colors[static_cast<std::size_t>(r)] = r % 2;
-  suite(colors);
-  const int code = tern::mpi_test::conclude("mpi_intercomm");
-  MPI_Finalize();
-  return code;
-}
+int main(int argc, char** argv) { return tern::mpi_test::run_splits(argc, argv, "mpi_intercomm", suite); }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "coll/coll.hpp"
+#include "coll/inter.hpp"
 #include "coll/schedule.hpp"
 
 namespace tern::mpi {
@@ -18,10 +19,35 @@ inline int nbc_prologue(const char* function, MPI_Comm handle, MPI_Request* requ
   if (int err = find_comm_checked(function, handle, comm); err != MPI_SUCCESS) return err;
   if (request == nullptr) return raise(comm, MPI_ERR_REQUEST, function, "null request argument");
   if (TERN_UNLIKELY(comm->inter)) {
-    return unsupported(comm, function, "a non-blocking or persistent collective on an intercommunicator");
+    return unsupported(comm, function,
+                       "this non-blocking or persistent collective on an intercommunicator (those there: barrier, "
+                       "bcast, reduce, allreduce, gather, scatter, allgather, alltoall)");
   }
   return MPI_SUCCESS;
 }
+
+// --- Intercommunicators (nbc_inter.cpp): the entry points hand them here
+// before their own checks, as the blocking ones do (inter.hpp); forms not
+// handed here meet nbc_prologue's refusal.
+struct InterCall {
+  const char* function;
+  Comm& comm;  // the intercommunicator
+  MPI_Comm handle;
+  bool persistent;
+  MPI_Request* request;
+};
+int inter_ibarrier(const InterCall& call);
+int inter_ibcast(const InterCall& call, void* buffer, int count, MPI_Datatype datatype, int root);
+// Reduce to `root`, or (`all`) Allreduce.
+int inter_ireduce(const InterCall& call, bool all, const void* sendbuf, void* recvbuf, int count,
+                  MPI_Datatype datatype, MPI_Op op, int root);
+// Gather (`gather`) or Scatter: `mine` a member's own part, `root_buffer`
+// the root's, root_count instances per remote rank.
+int inter_irooted(const InterCall& call, bool gather, const void* mine, int mine_count, MPI_Datatype mine_type,
+                  const void* root_buffer, int root_count, MPI_Datatype root_type, int root);
+// Allgather, or (`alltoall`) Alltoall.
+int inter_iall(const InterCall& call, bool alltoall, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+               void* recvbuf, int recvcount, MPI_Datatype recvtype);
 
 // A datatype as the schedules see it: `size` bytes of data per instance,
 // `extent` bytes apart; `layout` set when it must be packed.

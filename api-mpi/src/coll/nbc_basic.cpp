@@ -87,6 +87,9 @@ namespace {
 
 int ibarrier(const char* function, MPI_Comm handle, bool persistent, MPI_Request* request) {
   if (g_state == nullptr) return not_initialized(function);
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_ibarrier({function, *inter, handle, persistent, request});
+  }
   Comm* comm = nullptr;
   if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
   auto schedule = new_schedule(*comm, persistent);
@@ -97,6 +100,9 @@ int ibarrier(const char* function, MPI_Comm handle, bool persistent, MPI_Request
 int ibcast(const char* function, void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm handle,
            bool persistent, MPI_Request* request) {
   if (g_state == nullptr) return not_initialized(function);
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_ibcast({function, *inter, handle, persistent, request}, buffer, count, datatype, root);
+  }
   Comm* comm = nullptr;
   if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
   if (int err = check_root(function, *comm, root); err != MPI_SUCCESS) return err;
@@ -114,6 +120,10 @@ int ibcast(const char* function, void* buffer, int count, MPI_Datatype datatype,
 int ireduce(const char* function, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
             int root, MPI_Comm handle, bool persistent, MPI_Request* request) {
   if (g_state == nullptr) return not_initialized(function);
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_ireduce({function, *inter, handle, persistent, request}, false, sendbuf, recvbuf, count, datatype, op,
+                         root);
+  }
   Comm* comm = nullptr;
   if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
   if (int err = check_root(function, *comm, root); err != MPI_SUCCESS) return err;
@@ -144,6 +154,11 @@ int ireduce(const char* function, const void* sendbuf, void* recvbuf, int count,
 
 int iallreduce(const char* function, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm handle, bool persistent, MPI_Request* request) {
+  if (g_state == nullptr) return not_initialized(function);
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_ireduce({function, *inter, handle, persistent, request}, true, sendbuf, recvbuf, count, datatype, op,
+                         0);
+  }
   ReductionCall call;
   if (int err = begin_reduction(function, handle, request, sendbuf, recvbuf, count, datatype, op, persistent, call);
       err != MPI_SUCCESS) {

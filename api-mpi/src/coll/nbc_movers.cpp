@@ -227,6 +227,10 @@ int allgather_uniform(const char* function, const void* sendbuf, int sendcount, 
                       void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm handle, bool persistent,
                       MPI_Request* request) {
   if (g_state == nullptr) return not_initialized(function);
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_iall({function, *inter, handle, persistent, request}, false, sendbuf, sendcount, sendtype, recvbuf,
+                      recvcount, recvtype);
+  }
   Comm* comm = nullptr;
   if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
   if (recvcount < 0) return raise(comm, MPI_ERR_COUNT, function, "invalid count %d", recvcount);
@@ -238,6 +242,10 @@ int allgather_uniform(const char* function, const void* sendbuf, int sendcount, 
 int alltoall_uniform(const char* function, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      int recvcount, MPI_Datatype recvtype, MPI_Comm handle, bool persistent, MPI_Request* request) {
   if (g_state == nullptr) return not_initialized(function);
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_iall({function, *inter, handle, persistent, request}, true, sendbuf, sendcount, sendtype, recvbuf,
+                      recvcount, recvtype);
+  }
   Comm* comm = find_comm(handle);
   if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, function, "invalid communicator %d", handle);
   if (sendcount < 0 || recvcount < 0) {
@@ -253,6 +261,10 @@ int gather_uniform(const char* function, bool gather, const void* mine, int mine
                    const void* root_buffer, int root_count, MPI_Datatype root_type, int root, MPI_Comm handle,
                    bool persistent, MPI_Request* request) {
   if (g_state == nullptr) return not_initialized(function);
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    return inter_irooted({function, *inter, handle, persistent, request}, gather, mine, mine_count, mine_type,
+                         root_buffer, root_count, root_type, root);
+  }
   Comm* comm = find_comm(handle);
   if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, function, "invalid communicator %d", handle);
   const bool is_root = comm->rank == root;

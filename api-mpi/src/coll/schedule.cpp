@@ -9,12 +9,19 @@
 
 namespace tern::mpi {
 
-Schedule::Schedule(Comm& comm, bool persistent)
-    : comm_(comm), context_(collective_context(comm)), rank_(static_cast<unsigned>(comm.rank)) {
+unsigned Schedule::take_tag_base(Comm& comm, bool persistent) {
   // The blocking sequence space is the low half of the 16 sequence bits
   // (next_tag_base); persistent schedules own the high half.
-  tag_base_ = persistent ? ((0x8000u | (comm.persistent_collective_sequence++ & 0x7FFFu)) << 8)
-                         : next_tag_base(comm);
+  return persistent ? ((0x8000u | (comm.persistent_collective_sequence++ & 0x7FFFu)) << 8) : next_tag_base(comm);
+}
+
+Schedule::Schedule(Comm& comm, bool persistent) {
+  lanes_[0] = Lane{&comm, collective_context(comm), static_cast<unsigned>(comm.rank), take_tag_base(comm, persistent)};
+  lanes_[1] = lanes_[0];
+}
+
+void Schedule::set_bridge(Comm& bridge, unsigned tag_base) {
+  lanes_[1] = Lane{&bridge, collective_context(bridge), static_cast<unsigned>(bridge.rank), tag_base};
 }
 
 void Schedule::next_round() {
@@ -22,23 +29,23 @@ void Schedule::next_round() {
 }
 
 bool Schedule::send(const void* buffer, std::size_t bytes, int peer) {
-  engine::Endpoint* endpoint = comm_endpoint(comm_, peer);
+  engine::Endpoint* endpoint = comm_endpoint(*lanes_[lane_].comm, peer);
   if (endpoint == nullptr) reachable_ = false;
-  add(Step{StepKind::Send, buffer, nullptr, bytes, peer, endpoint, nullptr});
+  add(Step{StepKind::Send, buffer, nullptr, bytes, peer, endpoint, nullptr, 0});
   return endpoint != nullptr;
 }
 
 bool Schedule::recv(void* buffer, std::size_t bytes, int peer) {
-  add(Step{StepKind::Recv, nullptr, buffer, bytes, peer, nullptr, nullptr});
+  add(Step{StepKind::Recv, nullptr, buffer, bytes, peer, nullptr, nullptr, 0});
   return true;
 }
 
 void Schedule::copy(const void* source, void* target, std::size_t bytes) {
-  if (bytes != 0 && source != target) add(Step{StepKind::Copy, source, target, bytes, 0, nullptr, nullptr});
+  if (bytes != 0 && source != target) add(Step{StepKind::Copy, source, target, bytes, 0, nullptr, nullptr, 0});
 }
 
 void Schedule::reduce(const void* in, void* inout, std::size_t count) {
-  if (count != 0) add(Step{StepKind::Reduce, in, inout, count, 0, nullptr, nullptr});
+  if (count != 0) add(Step{StepKind::Reduce, in, inout, count, 0, nullptr, nullptr, 0});
 }
 
 std::byte* Schedule::scratch(std::size_t bytes) {
@@ -51,7 +58,7 @@ const void* Schedule::send_view(const void* user, std::size_t count, const std::
   if (type == nullptr || type->contiguous) return user;
   std::byte* packed = scratch(count * type->size);
   types_.push_back(type);
-  add(Step{StepKind::Pack, user, packed, count, 0, nullptr, type.get()});
+  add(Step{StepKind::Pack, user, packed, count, 0, nullptr, type.get(), 0});
   return packed;
 }
 
@@ -59,13 +66,13 @@ void* Schedule::recv_view(void* user, std::size_t count, const std::shared_ptr<c
   if (type == nullptr || type->contiguous) return user;
   std::byte* packed = scratch(count * type->size);
   types_.push_back(type);
-  unpacks_.push_back(Step{StepKind::Unpack, packed, user, count, 0, nullptr, type.get()});
+  unpacks_.push_back(Step{StepKind::Unpack, packed, user, count, 0, nullptr, type.get(), 0});
   return packed;
 }
 
 void* Schedule::inout_view(void* user, std::size_t count, const std::shared_ptr<const DerivedType>& type) {
   void* packed = const_cast<void*>(send_view(user, count, type));
-  if (packed != user) unpacks_.push_back(Step{StepKind::Unpack, packed, user, count, 0, nullptr, type.get()});
+  if (packed != user) unpacks_.push_back(Step{StepKind::Unpack, packed, user, count, 0, nullptr, type.get(), 0});
   return packed;
 }
 
@@ -123,16 +130,18 @@ void Schedule::reduce_in_layout(const Step& step) {
   pack_data(type, accumulator.origin(), step.amount, step.target);
 }
 
-void Schedule::post(const Step& step, unsigned tag) {
+void Schedule::post(const Step& step) {
+  const Lane& lane = lanes_[step.lane];
+  const unsigned tag = lane.tag_base;
   const engine::Callback callback{&Schedule::on_transfer_done, this, nullptr};
   pending_.fetch_add(1, std::memory_order_relaxed);
   Status s;
   if (step.kind == StepKind::Send) {
     s = g_state->worker->tag_send_nb(step.endpoint, step.source, step.amount,
-                                     make_tag(context_, rank_, tag), callback);
+                                     make_tag(lane.context, lane.rank, tag), callback);
   } else {
     s = g_state->worker->tag_recv_nb(step.target, step.amount,
-                                     make_tag(context_, static_cast<unsigned>(step.peer), tag), engine::kTagMaskAll,
+                                     make_tag(lane.context, static_cast<unsigned>(step.peer), tag), engine::kTagMaskAll,
                                      callback);
   }
   if (s == Status::InProgress) return;  // the callback counts it off
@@ -151,7 +160,7 @@ void Schedule::advance() {
     // every transfer of it is out.
     pending_.store(1, std::memory_order_release);
     for (const Step& step : steps) {
-      if (step.kind == StepKind::Send || step.kind == StepKind::Recv) post(step, tag_base_);
+      if (step.kind == StepKind::Send || step.kind == StepKind::Recv) post(step);
     }
     ++round_;
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;  // the last callback goes on

@@ -34,9 +34,21 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   Schedule(const Schedule&) = delete;
   Schedule& operator=(const Schedule&) = delete;
 
+  // The tag base a schedule made now on `comm` takes (and moves past).
+  static unsigned take_tag_base(Comm& comm, bool persistent);
+
   // --- Building (the caller's thread, before start).
   // Steps join the current round; next_round() opens another.
   void next_round();
+  // An intercommunicator's schedule is made on its hidden local
+  // communicator for the steps within the group; set_bridge() gives it the
+  // hidden bridge too, with the tag base taken from the intercommunicator's
+  // sequence (as the blocking ones take theirs), and on_bridge() says which
+  // of the two the transfers added from then on go through. Each pair of
+  // processes still talks in one context with one tag, so the order
+  // argument above holds on each.
+  void set_bridge(Comm& bridge, unsigned tag_base);
+  void on_bridge(bool bridge) noexcept { lane_ = bridge ? 1 : 0; }
   // False when `peer` cannot be reached (the schedule then fails to start).
   bool send(const void* buffer, std::size_t bytes, int peer);
   bool recv(void* buffer, std::size_t bytes, int peer);
@@ -79,22 +91,35 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
     int peer;
     engine::Endpoint* endpoint;
     const DerivedType* type;  // pack/unpack
+    uint8_t lane;             // transfers: index into lanes_
   };
-  void add(const Step& step) { rounds_.back().push_back(step); }
+  // Where transfers go: the communicator (while building), its collective
+  // context, this process's rank there, the tag base.
+  struct Lane {
+    Comm* comm;
+    uint16_t context;
+    unsigned rank;
+    unsigned tag_base;
+  };
+  void add(Step step) {
+    step.lane = lane_;
+    rounds_.back().push_back(step);
+  }
   // Runs rounds from round_ while they end at once; the last transfer's
   // callback resumes it.
   void advance();
   void run_local(const Step& step);
   void reduce_in_layout(const Step& step);
-  void post(const Step& step, unsigned tag);
+  void post(const Step& step);
   void note_failure(Status status);
   void finish();
   static void on_transfer_done(void* user_data, Status status, const engine::TagRecvInfo& info);
 
-  Comm& comm_;  // while building only: a running schedule may outlive MPI_Comm_free
-  uint16_t context_;
-  unsigned rank_;
-  unsigned tag_base_;
+  // lanes_[0]: the communicator the schedule was made on; [1]: the bridge.
+  // Their `comm` is for building only: a running schedule may outlive
+  // MPI_Comm_free.
+  Lane lanes_[2];
+  uint8_t lane_ = 0;
   std::vector<std::vector<Step>> rounds_{1};
   std::vector<std::unique_ptr<std::byte[]>> scratch_;
   std::vector<std::shared_ptr<const DerivedType>> types_;  // kept alive for pack/unpack

@@ -59,7 +59,7 @@ int send_to(Window& win, int target, unsigned tag_value, const void* data, std::
   const uint64_t tag = make_tag(comm.context, static_cast<unsigned>(win.rank), tag_value);
   const Status status = g_state->worker->tag_send_nb(endpoint, data, bytes, tag, request);
   if (status == Status::InProgress) {
-    std::lock_guard<std::mutex> lock(win.origin_mutex);
+    OriginGuard lock(win);
     win.pending.push_back(PendingOp{request, target, temp, nullptr, nullptr, 0, 0});
     return MPI_SUCCESS;
   }
@@ -94,7 +94,7 @@ int expect_reply(Window& win, int target, void* user, std::size_t count, const D
     std::free(op.temp);
     return MPI_SUCCESS;
   }
-  std::lock_guard<std::mutex> lock(win.origin_mutex);
+  OriginGuard lock(win);
   win.pending.push_back(std::move(op));
   return MPI_SUCCESS;
 }
@@ -112,7 +112,7 @@ int finish(PendingOp& op) {
 int send_batch(Window& win, int target) {
   Window::Batch out;
   {
-    std::lock_guard<std::mutex> lock(win.origin_mutex);
+    OriginGuard lock(win);
     Window::Batch& batch = win.batches[static_cast<std::size_t>(target)];
     if (batch.size == 0) return MPI_SUCCESS;
     out = batch;
@@ -127,7 +127,7 @@ template <typename Fill>
 int queue_request(Window& win, int target, std::size_t bytes, Fill&& fill) {
   Window::Batch full;
   {
-    std::lock_guard<std::mutex> lock(win.origin_mutex);
+    OriginGuard lock(win);
     Window::Batch& batch = win.batches[static_cast<std::size_t>(target)];
     if (batch.size + bytes > kBatchBytes) {
       full = batch;
@@ -238,7 +238,7 @@ int served_issue(Window& win, const RmaCall& call) {
     return err;
   }
   if (puts_data) {
-    std::lock_guard<std::mutex> lock(win.origin_mutex);
+    OriginGuard lock(win);
     win.unflushed[static_cast<std::size_t>(call.target)] = 1;
   }
   return MPI_SUCCESS;
@@ -251,7 +251,7 @@ int served_wait_local(Window& win, int target) {
   }
   std::vector<PendingOp> mine;
   {
-    std::lock_guard<std::mutex> lock(win.origin_mutex);
+    OriginGuard lock(win);
     auto keep = win.pending.begin();
     for (auto it = win.pending.begin(); it != win.pending.end(); ++it) {
       if (target < 0 || it->target == target) {
@@ -323,7 +323,7 @@ int round_trip(Window& win, const std::vector<int>& targets, uint32_t kind) {
 int served_flush(Window& win, const std::vector<int>& targets, int kind) {
   std::vector<int> asked;
   {
-    std::lock_guard<std::mutex> lock(win.origin_mutex);
+    OriginGuard lock(win);
     for (int target : targets) {
       if (kind != kRmaFlush || win.unflushed[static_cast<std::size_t>(target)] != 0) asked.push_back(target);
       win.unflushed[static_cast<std::size_t>(target)] = 0;

@@ -105,7 +105,7 @@ struct Window {
   bool lock_all_nocheck = false;
 
   // --- Served windows, origin side
-  std::mutex origin_mutex;            // the lists below, under MPI_THREAD_MULTIPLE
+  std::mutex origin_mutex;            // the lists below, under MPI_THREAD_MULTIPLE (OriginGuard)
   std::vector<PendingOp> pending;     // local completion outstanding
   std::vector<char> unflushed;        // by target: puts/accumulates not known applied
   // By target: whole requests not sent yet (protocol.hpp), in a buffer of
@@ -120,6 +120,25 @@ struct Window {
   AttributeList attributes;  // MPI_Win_set_attr's
   InfoEntries info;
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+};
+
+// Holds a window's origin_mutex under MPI_THREAD_MULTIPLE only: otherwise
+// one thread at a time calls MPI, and the agent, which may run on the
+// progress thread, never touches the origin's lists. The several lock
+// pairs of a served put and its flush were about 5% of its profile.
+class OriginGuard {
+ public:
+  explicit OriginGuard(Window& win) : mutex_(g_state->multiple ? &win.origin_mutex : nullptr) {
+    if (mutex_ != nullptr) mutex_->lock();
+  }
+  ~OriginGuard() {
+    if (mutex_ != nullptr) mutex_->unlock();
+  }
+  OriginGuard(const OriginGuard&) = delete;
+  OriginGuard& operator=(const OriginGuard&) = delete;
+
+ private:
+  std::mutex* mutex_;
 };
 
 // The window `handle` names, or null.

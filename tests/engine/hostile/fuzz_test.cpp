@@ -325,62 +325,68 @@ TEST(Fuzz, RandomFramesOnATcpConnection) {
   uint64_t frames = 0;
   std::vector<std::byte> frame;
   std::vector<std::byte> sink(1 << 16);
-  Fuzz fuzz(pair, choose);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(budget_seconds());
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (fd < 0) {
-      fd = handshaken_socket(*pair.target_, ++uuid);  // a dropped peer may not come back
-      ASSERT_GE(fd, 0);
-      ++connections;
-    }
-    // A frame of a random type whose length and fields sit on the edges.
-    const uint32_t bodies[] = {0, 8, 16, 24, 32, 48};
-    const uint8_t type = choose.one_in(10) ? static_cast<uint8_t>(choose.below(256))
-                                           : static_cast<uint8_t>(1 + choose.below(kLastFrameType));
-    uint32_t length = choose.one_in(3) ? static_cast<uint32_t>(choose.below(70000)) : choose.pick(bodies);
-    if (choose.one_in(50)) length = static_cast<uint32_t>(choose.any());
-    const uint8_t am_id = choose.one_in(10) ? static_cast<uint8_t>(choose.below(256))
-                                            : static_cast<uint8_t>(1 + choose.below(7));
-    const FrameHeader header{length, type, am_id, 0};
-    const std::size_t sent_body = std::min<std::size_t>(length, 70000);
-    frame.assign(sizeof(header) + sent_body, std::byte{0});
-    std::memcpy(frame.data(), &header, sizeof(header));
-    // Words from the edges: uuids, ids, lengths, addresses.
-    const uint64_t words[] = {0, 1, uuid, uuid, (1ull << 32) | 1, ~0ull, 1ull << 46, choose.any()};
-    for (std::size_t at = sizeof(header); at + 8 <= frame.size(); at += 8) {
-      const uint64_t word = choose.pick(words);
-      std::memcpy(frame.data() + at, &word, sizeof(word));
-    }
-    std::size_t written = 0;
-    while (written < frame.size()) {
-      const ssize_t n = send(fd, frame.data() + written, frame.size() - written, MSG_DONTWAIT | MSG_NOSIGNAL);
-      if (n > 0) {
-        written += static_cast<std::size_t>(n);
-        continue;
+  {
+    // Scoped: the fuzz's receives still posted (wildcards among them) are
+    // cancelled when it ends, before the checks below, which they would
+    // otherwise match (the check then timed out and left its own receive
+    // posted into a buffer it freed).
+    Fuzz fuzz(pair, choose);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(budget_seconds());
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (fd < 0) {
+        fd = handshaken_socket(*pair.target_, ++uuid);  // a dropped peer may not come back
+        ASSERT_GE(fd, 0);
+        ++connections;
       }
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        pair.progress();
-        if (std::chrono::steady_clock::now() > deadline) break;
-        continue;
+      // A frame of a random type whose length and fields sit on the edges.
+      const uint32_t bodies[] = {0, 8, 16, 24, 32, 48};
+      const uint8_t type = choose.one_in(10) ? static_cast<uint8_t>(choose.below(256))
+                                             : static_cast<uint8_t>(1 + choose.below(kLastFrameType));
+      uint32_t length = choose.one_in(3) ? static_cast<uint32_t>(choose.below(70000)) : choose.pick(bodies);
+      if (choose.one_in(50)) length = static_cast<uint32_t>(choose.any());
+      const uint8_t am_id = choose.one_in(10) ? static_cast<uint8_t>(choose.below(256))
+                                              : static_cast<uint8_t>(1 + choose.below(7));
+      const FrameHeader header{length, type, am_id, 0};
+      const std::size_t sent_body = std::min<std::size_t>(length, 70000);
+      frame.assign(sizeof(header) + sent_body, std::byte{0});
+      std::memcpy(frame.data(), &header, sizeof(header));
+      // Words from the edges: uuids, ids, lengths, addresses.
+      const uint64_t words[] = {0, 1, uuid, uuid, (1ull << 32) | 1, ~0ull, 1ull << 46, choose.any()};
+      for (std::size_t at = sizeof(header); at + 8 <= frame.size(); at += 8) {
+        const uint64_t word = choose.pick(words);
+        std::memcpy(frame.data() + at, &word, sizeof(word));
       }
-      close(fd);  // dropped by the target: the next frame goes on a new one
-      fd = -1;
-      break;
-    }
-    ++frames;
-    if (choose.one_in(4)) fuzz.peer_sends();
-    if (choose.one_in(4)) fuzz.post_receive();
-    if (choose.one_in(8)) fuzz.reap();
-    for (int i = 0; i < 3; ++i) pair.progress();
-    // Replies (to gets, flushes, atomics) are read and thrown away.
-    while (fd >= 0) {
-      const ssize_t n = recv(fd, sink.data(), sink.size(), MSG_DONTWAIT);
-      if (n > 0) continue;
-      if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
-        close(fd);
+      std::size_t written = 0;
+      while (written < frame.size()) {
+        const ssize_t n = send(fd, frame.data() + written, frame.size() - written, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if (n > 0) {
+          written += static_cast<std::size_t>(n);
+          continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+          pair.progress();
+          if (std::chrono::steady_clock::now() > deadline) break;
+          continue;
+        }
+        close(fd);  // dropped by the target: the next frame goes on a new one
         fd = -1;
+        break;
       }
-      break;
+      ++frames;
+      if (choose.one_in(4)) fuzz.peer_sends();
+      if (choose.one_in(4)) fuzz.post_receive();
+      if (choose.one_in(8)) fuzz.reap();
+      for (int i = 0; i < 3; ++i) pair.progress();
+      // Replies (to gets, flushes, atomics) are read and thrown away.
+      while (fd >= 0) {
+        const ssize_t n = recv(fd, sink.data(), sink.size(), MSG_DONTWAIT);
+        if (n > 0) continue;
+        if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+          close(fd);
+          fd = -1;
+        }
+        break;
+      }
     }
   }
   if (fd >= 0) close(fd);

@@ -44,12 +44,10 @@ void target_layout(const DerivedType& type, std::size_t count, std::vector<RmaBl
   span = static_cast<uint64_t>(highest - lowest);
 }
 
-Comm& comm_of(Window& win) { return window_comm(win); }
-
 // Sends `bytes` at `data` to `target`'s agent on `tag`; a pending entry
 // owns `temp` until the send is done.
 int send_to(Window& win, int target, unsigned tag_value, const void* data, std::size_t bytes, void* temp) {
-  Comm& comm = comm_of(win);
+  Comm& comm = window_comm(win);
   engine::Endpoint* endpoint = comm_endpoint(comm, target);
   if (endpoint == nullptr) {
     std::free(temp);
@@ -71,7 +69,7 @@ int send_to(Window& win, int target, unsigned tag_value, const void* data, std::
 // temporary unpacked with `type` into `user` at completion.
 int expect_reply(Window& win, int target, void* user, std::size_t count, const DerivedType* type,
                  const std::shared_ptr<const DerivedType>& hold, std::size_t bytes) {
-  Comm& comm = comm_of(win);
+  Comm& comm = window_comm(win);
   PendingOp op{nullptr, target, nullptr, nullptr, nullptr, 0, 0};
   void* into = user;
   if (!type->contiguous) {
@@ -275,7 +273,7 @@ namespace {
 // Sends `kind` (flush, lock, unlock) to each of `targets` and waits for
 // every answer; the first error any reports.
 int round_trip(Window& win, const std::vector<int>& targets, uint32_t kind) {
-  Comm& comm = comm_of(win);
+  Comm& comm = window_comm(win);
   struct Answer {
     RmaAck ack;
     engine::Request* request;

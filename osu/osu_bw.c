@@ -17,7 +17,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  struct osu_options options = {1, OSU_MAX_MESSAGE_SIZE, 100, 10, 20, 2, 64, 1, 0, 0, 0};
+  struct osu_options options = {1, OSU_MAX_MESSAGE_SIZE, 100, 10, 20, 2, 64, 1, 0, 0, 0, 0, 0};
   const int exit_code = osu_begin(argc, argv, "osu_bw", &options, OSU_BW_MAX_WINDOW, OSU_RANKS_TWO, rank, size);
   if (exit_code >= 0) return exit_code;
   if (options.min_size == 0) options.min_size = 1;

@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  struct osu_options options = {4096, 16UL << 20, 20, 2, 5, 1, 0, 0, 0, 0, 0};
+  struct osu_options options = {4096, 16UL << 20, 20, 2, 5, 1, 0, 0, 0, 0, 0, 0, 0};
   const enum osu_parse_result parsed = osu_parse_options(argc, argv, "osu_io", &options, rank);
   if (parsed != OSU_PARSE_OK) {
     MPI_Finalize();

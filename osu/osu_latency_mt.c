@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
   struct shared sh;
-  struct osu_options defaults = {0, OSU_MAX_MESSAGE_SIZE, 10000, 100, 1000, 10, 0, 0, 1, 2, 2};
+  struct osu_options defaults = {0, OSU_MAX_MESSAGE_SIZE, 10000, 100, 1000, 10, 0, 0, 1, 2, 2, 0, 0};
   sh.options = defaults;
   enum osu_parse_result parsed = osu_parse_options(argc, argv, "osu_latency_mt", &sh.options, rank);
   if (parsed != OSU_PARSE_OK) {

@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  struct osu_options options = {1, 16384, 65536, 2, 65536, 2, 0, 0, 0, 0, 0};
+  struct osu_options options = {1, 16384, 65536, 2, 65536, 2, 0, 0, 0, 0, 0, 0, 0};
   const int exit_code = osu_begin(argc, argv, "osu_match_depth", &options, 0, OSU_RANKS_TWO, rank, size);
   if (exit_code >= 0) return exit_code;
   if (options.min_size < 1 || options.max_size > 1000000) {

@@ -108,7 +108,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
   struct shared sh;
-  struct osu_options defaults = {1, OSU_MAX_MESSAGE_SIZE, 100, 10, 20, 2, 64, 1, 1, 2, 2};
+  struct osu_options defaults = {1, OSU_MAX_MESSAGE_SIZE, 100, 10, 20, 2, 64, 1, 1, 2, 2, 0, 0};
   sh.options = defaults;
   const int exit_code = osu_begin(argc, argv, "osu_mr_mt", &sh.options, OSU_MR_MT_MAX_WINDOW, OSU_RANKS_TWO, rank,
                                   size);

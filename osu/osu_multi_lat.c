@@ -15,7 +15,7 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  struct osu_options options = {0, OSU_MAX_MESSAGE_SIZE, 10000, 100, 1000, 10, 0, 0, 0, 0, 0};
+  struct osu_options options = {0, OSU_MAX_MESSAGE_SIZE, 10000, 100, 1000, 10, 0, 0, 0, 0, 0, 0, 0};
   const int exit_code = osu_begin(argc, argv, "osu_multi_lat", &options, 0, OSU_RANKS_PAIRS, rank, size);
   if (exit_code >= 0) return exit_code;
   const int pairs = size / 2;

@@ -39,7 +39,11 @@
  * rank 1 checks them after each receive and the rest of the buffer once per
  * size; the benchmark stops with an error instead of printing numbers when
  * the data is wrong. -m [MIN:]MAX (default 1:4M), -i and -x as in the other
- * benchmarks (default 1000 and 100, 100 and 10 above 8 KiB). */
+ * benchmarks (default 1000 and 100, 100 and 10 above 8 KiB). -b alloc_mem
+ * takes both ranks' buffers from MPI_Alloc_mem, the memory an MPI may make
+ * special for communication (in Tern: memory the other ranks of the node
+ * map, which a tag-matching offload fills with a plain copy); the default,
+ * malloc, is where most programs' buffers live. */
 #define _POSIX_C_SOURCE 199309L
 #include <mpi.h>
 #include <stdio.h>
@@ -147,11 +151,16 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  struct osu_options options = {1, OSU_MAX_MESSAGE_SIZE, 1000, 100, 100, 10, 0, 0, 0, 0, 0};
+  struct osu_options options = {1, OSU_MAX_MESSAGE_SIZE, 1000, 100, 100, 10, 0, 0, 0, 0, 0, 1, 0};
   const int exit_code = osu_begin(argc, argv, "osu_overlap", &options, 0, OSU_RANKS_TWO, rank, size);
   if (exit_code >= 0) return exit_code;
   if (options.min_size == 0) options.min_size = 1;
-  char *buffer = osu_alloc_buffer(options.max_size, rank == 0 ? 'a' : 'b');
+  char *buffer = NULL;
+  if (!options.alloc_mem) {
+    buffer = osu_alloc_buffer(options.max_size, rank == 0 ? 'a' : 'b');
+  } else if (MPI_Alloc_mem((MPI_Aint)options.max_size, MPI_INFO_NULL, &buffer) == MPI_SUCCESS) {
+    memset(buffer, rank == 0 ? 'a' : 'b', options.max_size);
+  }
   const int most = options.iterations > options.iterations_large ? options.iterations : options.iterations_large;
   double *totals = malloc(sizeof(double) * (size_t)most);
   double *computes = malloc(sizeof(double) * (size_t)most);
@@ -174,6 +183,7 @@ int main(int argc, char **argv) {
     osu_print_header("OSU MPI Overlap Test");
     printf("# rank 1: MPI_Irecv, compute %.1f x the pure time without calling MPI, MPI_Wait; rank 0: MPI_Send\n",
            COMPUTE_FACTOR);
+    printf("# buffers from %s\n", options.alloc_mem ? "MPI_Alloc_mem" : "malloc");
     printf("# overlap = max(0, min(100, 100 * (1 - (total - compute) / pure))); times: medians of the iterations\n");
     printf("%-10s%*s%*s%*s%*s\n", "# Size", OSU_FIELD_WIDTH, "Pure (us)", OSU_FIELD_WIDTH, "Total (us)",
            OSU_FIELD_WIDTH, "Compute (us)", OSU_FIELD_WIDTH, "Overlap (%)");
@@ -228,7 +238,11 @@ int main(int argc, char **argv) {
 
   free(totals);
   free(computes);
-  free(buffer);
+  if (options.alloc_mem) {
+    MPI_Free_mem(buffer);
+  } else {
+    free(buffer);
+  }
   MPI_Finalize();
   return 0;
 }

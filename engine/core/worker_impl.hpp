@@ -231,7 +231,10 @@ class WorkerImpl {
   // Tag-matching offload (tag/offload.hpp): what the tag device holds, and
   // the size from which sends look for a receive there (SIZE_MAX: never).
   tag::Offload offload_;
+  // Sends from the first size look for a receive on the peer's tag device;
+  // below the second only for one they fill with a plain copy.
   std::size_t offload_send_threshold_ = SIZE_MAX;
+  std::size_t offload_unmapped_threshold_ = SIZE_MAX;
   // Runs while TERN_PROGRESS asks for one (core/progress_thread.hpp); the
   // public Worker starts it once the worker is whole and stops it before
   // anything of the worker goes.

@@ -153,14 +153,18 @@ Status WorkerImpl::open_ifaces() {
 
 void WorkerImpl::attach_tag_device() {
   if (params_.config.tm_offload == runtime::Switch::Off) return;
-  offload_send_threshold_ = std::max<std::size_t>(params_.config.tm_threshold, 1);
+  offload_unmapped_threshold_ = std::max<std::size_t>(params_.config.tm_threshold, 1);
+  offload_send_threshold_ =
+      std::max<std::size_t>(std::min(params_.config.tm_threshold, params_.config.tm_threshold_mapped), 1);
   // Posted receives go to the first device; every device reports to us,
   // since one may deliver messages it matched to nothing (verbs) even when
   // it holds no receive.
   for (auto& iface : ifaces_) {
     if (transport::TagDevice* device = iface->tag_device()) {
       device->set_completion_handler(&WorkerImpl::on_tag_completion, this);
-      if (offload_.device() == nullptr) offload_.attach(device, params_.config.tm_threshold);
+      if (offload_.device() == nullptr) {
+        offload_.attach(device, params_.config.tm_threshold, params_.config.tm_threshold_mapped);
+      }
     }
   }
 }

@@ -93,7 +93,7 @@ Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t len
   // the peer's HCA matches it there, or it arrives as an eager message).
   if (TERN_UNLIKELY(length >= offload_send_threshold_) && ep->send_queue.empty() && length <= kMaxMessageLength &&
       ((flags & kSendSync) == 0 || ep->lane->tag_offload_matches_at_send())) {
-    const Status status = ep->lane->tag_offload_send(tag, uuid_, buffer, length);
+    const Status status = ep->lane->tag_offload_send(tag, uuid_, buffer, length, offload_unmapped_threshold_);
     if (status != Status::NotFound) return status;
   }
   if (TERN_LIKELY(length <= ep->max_short && flags == 0 && ep->send_queue.empty())) {

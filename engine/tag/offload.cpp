@@ -1,10 +1,13 @@
 #include "tag/offload.hpp"
 
+#include <algorithm>
+
 namespace tern::engine::tag {
 
-void Offload::attach(transport::TagDevice* device, std::size_t threshold) {
+void Offload::attach(transport::TagDevice* device, std::size_t threshold, std::size_t mapped_threshold) {
   device_ = device;
   threshold_ = device != nullptr ? threshold : SIZE_MAX;
+  mapped_threshold_ = device != nullptr ? std::min(mapped_threshold, threshold) : SIZE_MAX;
   shadow_.assign(device != nullptr ? device->capacity() : 0, nullptr);
 }
 

@@ -40,8 +40,9 @@ namespace tern::engine::tag {
 
 class Offload {
  public:
-  // Receives of at least `threshold` bytes go to `device` (null: none do).
-  void attach(transport::TagDevice* device, std::size_t threshold);
+  // Receives of at least `threshold` bytes go to `device` (null: none do),
+  // and from `mapped_threshold` those the device fills with a plain copy.
+  void attach(transport::TagDevice* device, std::size_t threshold, std::size_t mapped_threshold);
   [[nodiscard]] transport::TagDevice* device() const noexcept { return device_; }
 
   // `entry` was just posted to the matcher: gives it to the device when the
@@ -51,7 +52,11 @@ class Offload {
       entry->device_slot = kUntracked;
       return;
     }
-    if (length < threshold_ || untracked_ != 0 || overlaps_software(entry) || !give(entry, buffer, length)) {
+    if (length < threshold_ && (length < mapped_threshold_ || !device_->maps(buffer, length))) {
+      keep_in_software(entry);
+      return;
+    }
+    if (untracked_ != 0 || overlaps_software(entry) || !give(entry, buffer, length)) {
       keep_in_software(entry);
     }
   }
@@ -92,6 +97,7 @@ class Offload {
 
   transport::TagDevice* device_ = nullptr;
   std::size_t threshold_ = SIZE_MAX;
+  std::size_t mapped_threshold_ = SIZE_MAX;
   std::array<ExpectedEntry*, kTrackedSoftware> software_{};  // software-only receives, remembered
   std::size_t tracked_ = 0;
   std::size_t untracked_ = 0;  // software-only receives beyond software_

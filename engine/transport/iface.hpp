@@ -154,8 +154,10 @@ class Ep {
   // (it was matched but the receive buffer could not be written; the
   // receiver is told too), or NotFound: no posted receive matched it, or the
   // device may not be used now; the message then goes the ordinary way.
+  // Below `unmapped_threshold` bytes only a receive the sender fills with a
+  // plain copy (memory it maps) is taken.
   [[nodiscard]] virtual Status tag_offload_send(uint64_t /*tag*/, uint64_t /*sender_uuid*/, const void* /*buffer*/,
-                                                std::size_t /*length*/) {
+                                                std::size_t /*length*/, std::size_t /*unmapped_threshold*/) {
     return Status::NotFound;
   }
   // Whether tag_offload_send's Ok says a posted receive took the message

@@ -53,6 +53,9 @@ class TagDevice {
   // may then prefer the ordinary protocols, which put its CPU to work too;
   // the device pays where the owner is away computing.
   virtual void set_owner_waiting(bool /*waiting*/) noexcept {}
+  // Whether senders fill a receive into `buffer` with a plain copy (memory
+  // they map), which pays from smaller sizes than a system call does.
+  [[nodiscard]] virtual bool maps(const void* /*buffer*/, std::size_t /*length*/) const noexcept { return false; }
 };
 
 }  // namespace tern::engine::transport

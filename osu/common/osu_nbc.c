@@ -88,7 +88,7 @@ int osu_nbc_main(int argc, char **argv, const struct osu_nbc_benchmark *b) {
     MPI_Finalize();
     return 1;
   }
-  struct osu_options options = {b->min_size, 1UL << 20, 1000, 100, 100, 10, 0, 0, 0, 0, 0};
+  struct osu_options options = {b->min_size, 1UL << 20, 1000, 100, 100, 10, 0, 0, 0, 0, 0, 0, 0};
   const enum osu_parse_result parsed = osu_parse_options(argc, argv, b->name, &options, rank);
   if (parsed != OSU_PARSE_OK) {
     if (parsed == OSU_PARSE_HELP && rank == 0) printf("  -t, --num_test_calls N  MPI_Test calls during the compute\n");

@@ -278,9 +278,9 @@ int osu_rma_main(int argc, char **argv, const struct osu_rma_benchmark *benchmar
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
   const int latency = benchmark->kind == OSU_RMA_LATENCY;
-  struct osu_options options = {1, OSU_MAX_MESSAGE_SIZE, 10000, 100, 1000, 10, 0, 0, 0, 0, 0};
+  struct osu_options options = {1, OSU_MAX_MESSAGE_SIZE, 10000, 100, 1000, 10, 0, 0, 0, 0, 0, 0, 0};
   if (!latency) {
-    options = (struct osu_options){1, OSU_MAX_MESSAGE_SIZE, 100, 10, 30, 10, 32, 1, 0, 0, 0};
+    options = (struct osu_options){1, OSU_MAX_MESSAGE_SIZE, 100, 10, 30, 10, 32, 1, 0, 0, 0, 0, 0};
   }
   const int single = benchmark->unit == 8; /* one 8-byte element (fetch-and-op, compare-and-swap) */
   if (single) options.min_size = options.max_size = 8;

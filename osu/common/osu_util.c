@@ -28,6 +28,10 @@ static void usage(const char *name, const struct osu_options *options) {
     printf("  -t, --num_threads SEND[:RECV] threads on the sending and receiving rank (default %d:%d)\n",
            options->sender_threads, options->receiver_threads);
   }
+  if (options->uses_buffer_kind) {
+    printf("  -b, --buffers malloc|alloc_mem where the message buffers come from (default %s)\n",
+           options->alloc_mem ? "alloc_mem" : "malloc");
+  }
   printf("  -h, --help                    this text\n");
 }
 
@@ -66,6 +70,9 @@ enum osu_parse_result osu_parse_options(int argc, char **argv, const char *name,
       } else {
         options->receiver_threads = options->sender_threads;
       }
+    } else if (options->uses_buffer_kind && (strcmp(arg, "-b") == 0 || strcmp(arg, "--buffers") == 0)) {
+      ok = strcmp(value, "malloc") == 0 || strcmp(value, "alloc_mem") == 0;
+      options->alloc_mem = strcmp(value, "alloc_mem") == 0;
     } else {
       if (rank == 0) fprintf(stderr, "%s: unknown option %s (-h for help)\n", name, arg);
       return OSU_PARSE_ERROR;

@@ -27,12 +27,14 @@ struct osu_options {
   int uses_threads;     /* whether -t is accepted (osu_latency_mt) */
   int sender_threads;   /* -t SEND[:RECV] */
   int receiver_threads;
+  int uses_buffer_kind; /* whether -b is accepted */
+  int alloc_mem;        /* -b alloc_mem: buffers from MPI_Alloc_mem (else malloc) */
 };
 
 /* Outcome of osu_parse_options. */
 enum osu_parse_result { OSU_PARSE_OK, OSU_PARSE_HELP, OSU_PARSE_ERROR };
 
-/* Parses -m min:max (or max; K/M/G suffixes), -i, -x, -W, -t, -h into `options`
+/* Parses -m min:max (or max; K/M/G suffixes), -i, -x, -W, -t, -b, -h into `options`
  * (pre-filled with the benchmark's defaults). Prints the usage on -h and the
  * reason on an error, on rank 0 only. */
 enum osu_parse_result osu_parse_options(int argc, char **argv, const char *name, struct osu_options *options,

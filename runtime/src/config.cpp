@@ -40,6 +40,9 @@ constexpr ConfigVariable kVariables[] = {
      "(sends of one fragment); off: matching in software only."},
     {"TERN_TM_THRESH", "512K", "size", "Receives of at least this many bytes go to the tag-matching device, and "
      "sends of at least this many bytes look for one there."},
+    {"TERN_TM_THRESH_MAPPED", "4K", "size",
+     "The same threshold for receive buffers that local peers map (MPI_Alloc_mem, Worker::mem_alloc, the "
+     "SHMEM heap): a local sender fills those with a plain copy, no system call, so smaller messages pay."},
     {"TERN_TM_CAPACITY", "64", "0..64", "Receives the tag-matching device holds at once (0: none)."},
     {"TERN_SHM_ARENA_SIZE", "16G", "size; 0 turns the arena off",
      "Address space reserved for memory from Worker::mem_alloc, which local peers map and copy from "
@@ -279,6 +282,8 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
     return reject("TERN_TM_OFFLOAD", v);
   if (const char* v = lookup("TERN_TM_THRESH"); v && !parse_size(v, config.tm_threshold))
     return reject("TERN_TM_THRESH", v);
+  if (const char* v = lookup("TERN_TM_THRESH_MAPPED"); v && !parse_size(v, config.tm_threshold_mapped))
+    return reject("TERN_TM_THRESH_MAPPED", v);
   if (const char* v = lookup("TERN_TM_CAPACITY")) {
     if (!parse_size(v, config.tm_capacity) || config.tm_capacity > 64) return reject("TERN_TM_CAPACITY", v);
   }

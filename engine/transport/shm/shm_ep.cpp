@@ -1,6 +1,10 @@
 #include "shm_ep.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <utility>
 
@@ -93,7 +97,8 @@ Status ShmEp::full_or_failed() noexcept {
   return Status::IoError;
 }
 
-Status ShmEp::tag_offload_send(uint64_t tag, uint64_t sender_uuid, const void* buffer, std::size_t length) {
+Status ShmEp::tag_offload_send(uint64_t tag, uint64_t sender_uuid, const void* buffer, std::size_t length,
+                               std::size_t unmapped_threshold) {
   if (!zcopy_ || !anything_posted(*peer_tags_)) return Status::NotFound;
   // A peer waiting in the library shares the copy through the ordinary
   // protocols (and its FIFO is as quick below the rendezvous).
@@ -103,16 +108,21 @@ Status ShmEp::tag_offload_send(uint64_t tag, uint64_t sender_uuid, const void* b
   // still in its queue could match the receive we would take.
   if (!pending_.empty() || !fifo_.all_mine_read() || (on_ring_ && !ring_.drained())) return Status::NotFound;
   TagClaim claim;
-  if (!claim_posted_receive(*peer_tags_, tag, claim)) return Status::NotFound;
-  const std::size_t copied = static_cast<std::size_t>(std::min<uint64_t>(length, claim.capacity));
-  int error = 0;
-  if (copied != 0) {
-    if (std::byte* mapped = arena_.translate(claim.buffer, copied)) {
-      runtime::copy_bytes(mapped, buffer, copied);
-    } else {
-      error = cma_write(peer_.pid, buffer, claim.buffer, copied);
+  // A short message is worth the device only where we copy without a system call.
+  struct Short {
+    PeerArena* arena;
+    std::size_t length;
+    static bool mapped(void* arg, uint64_t receive, uint64_t capacity) {
+      auto& self = *static_cast<Short*>(arg);
+      return self.arena->translate(receive, std::min<uint64_t>(self.length, capacity)) != nullptr;
     }
+  } short_message{&arena_, length};
+  const bool is_short = length < unmapped_threshold;
+  if (!claim_posted_receive(*peer_tags_, tag, claim, is_short ? &Short::mapped : nullptr, &short_message)) {
+    return Status::NotFound;
   }
+  const std::size_t copied = static_cast<std::size_t>(std::min<uint64_t>(length, claim.capacity));
+  const int error = copied >= kTagCopyShared ? write_shared(claim, buffer, copied) : write_claimed(claim, buffer, 0, copied);
   finish_claimed_receive(*peer_tags_, claim, sender_uuid, tag, length, error != 0);
   wake_peer_if_armed();
   if (error != 0) {
@@ -122,6 +132,53 @@ Status ShmEp::tag_offload_send(uint64_t tag, uint64_t sender_uuid, const void* b
   }
   return Status::Ok;
 }
+
+int ShmEp::write_claimed(const TagClaim& claim, const void* buffer, uint64_t offset, uint64_t length) noexcept {
+  if (length == 0) return 0;
+  const void* from = static_cast<const std::byte*>(buffer) + offset;
+  if (std::byte* mapped = arena_.translate(claim.buffer + offset, length)) {
+    runtime::copy_bytes(mapped, from, length);
+    return 0;
+  }
+  return cma_write(peer_.pid, from, claim.buffer + offset, length);
+}
+
+int ShmEp::write_shared(const TagClaim& claim, const void* buffer, uint64_t length) noexcept {
+  TagSlot& slot = peer_tags_->slots[claim.slot];
+  const uint64_t chunks = (length + kTagCopyChunk - 1) / kTagCopyChunk;
+  slot.copy_source.store(reinterpret_cast<uint64_t>(buffer), std::memory_order_relaxed);
+  slot.copy_pid.store(static_cast<uint64_t>(getpid()), std::memory_order_relaxed);
+  slot.copy_length.store(length, std::memory_order_relaxed);
+  slot.copy_chunk.store(kTagCopyChunk, std::memory_order_relaxed);
+  slot.copy_claims.store(chunks << 32, std::memory_order_relaxed);
+  slot.copy_done.store(0, std::memory_order_relaxed);
+  slot.copy_failed.store(0, std::memory_order_relaxed);
+  slot.copy_open.store(tag_generation(claim.state) + 1, std::memory_order_release);
+  peer_tags_->copies_open.fetch_add(1, std::memory_order_release);
+  int error = 0;
+  uint64_t mine = 0;
+  TagCopyClaim piece;
+  while (claim_copy_chunk(slot, false, chunks, kTagCopyChunk, length, piece)) {
+    if (error == 0) error = write_claimed(claim, buffer, piece.offset, piece.length);
+    mine += piece.length;
+  }
+  // The owner's chunks: it reads them from our buffer, which must outlive
+  // its reads. It makes each in one system call; a peer that died leaves
+  // the job ending anyway, but this send returns rather than spin on.
+  for (unsigned spins = 0; slot.copy_done.load(std::memory_order_acquire) + mine < length; ++spins) {
+    cpu_relax();
+    if ((spins & 0xfffff) == 0xfffff && !peer_alive()) {
+      error = ESRCH;
+      break;
+    }
+  }
+  slot.copy_open.store(0, std::memory_order_relaxed);
+  peer_tags_->copies_open.fetch_sub(1, std::memory_order_release);
+  if (error == 0 && slot.copy_failed.load(std::memory_order_relaxed) != 0) error = EFAULT;
+  return error;
+}
+
+bool ShmEp::peer_alive() const noexcept { return kill(peer_.pid, 0) == 0 || errno != ESRCH; }
 
 ssize_t ShmEp::am_bcopy(uint8_t id, PackCallback pack, void* arg) {
   if (TERN_UNLIKELY(id >= kMaxAmId || pack == nullptr)) return static_cast<ssize_t>(Status::InvalidParam);

@@ -13,6 +13,7 @@
 #include "offer.hpp"
 #include "shared_arena.hpp"
 #include "shm_segment.hpp"
+#include "tag_table.hpp"
 #include "wakeup.hpp"
 #include "transport/ep_pending_queue.hpp"
 #include "segment_layout.hpp"
@@ -54,8 +55,8 @@ class ShmEp final : public Ep {
   [[nodiscard]] uint64_t offer_zcopy(const void* local, std::size_t length) noexcept override;
   void withdraw_zcopy(uint64_t key) noexcept override;
   [[nodiscard]] uint64_t peer_unread() noexcept override { return fifo_.unread(); }
-  [[nodiscard]] Status tag_offload_send(uint64_t tag, uint64_t sender_uuid, const void* buffer,
-                                        std::size_t length) override;
+  [[nodiscard]] Status tag_offload_send(uint64_t tag, uint64_t sender_uuid, const void* buffer, std::size_t length,
+                                        std::size_t unmapped_threshold) override;
   [[nodiscard]] Status pending_add(PendingEntry* entry) override;
   void pending_remove(PendingEntry* entry) override;
   [[nodiscard]] Status flush(Completion* comp) override;
@@ -64,6 +65,7 @@ class ShmEp final : public Ep {
 
   // For the iface's progress.
   [[nodiscard]] bool pending_empty() const noexcept { return pending_.empty(); }
+  [[nodiscard]] pid_t peer_pid() const noexcept { return peer_.pid; }
   // True once, after a send found the peer's FIFO corrupted.
   [[nodiscard]] bool take_failure() noexcept { return std::exchange(failure_to_report_, false); }
   // Whether the send that last returned WouldBlock would now go out.
@@ -117,6 +119,14 @@ class ShmEp final : public Ep {
   // Pops the oldest operation, fires its completion with `result`, and the
   // flushes right behind it. Returns the number of events.
   unsigned finish_front(Status result);
+
+  // Writes `length` bytes at `offset` of a claimed receive (tag_table.hpp)
+  // from the same offset of `buffer`; 0 or an errno.
+  int write_claimed(const TagClaim& claim, const void* buffer, uint64_t offset, uint64_t length) noexcept;
+  // The same for the whole of a large receive, in chunks that the peer may
+  // share (TagCopy in tag_table.hpp); returns once every chunk landed.
+  int write_shared(const TagClaim& claim, const void* buffer, uint64_t length) noexcept;
+  [[nodiscard]] bool peer_alive() const noexcept;
 
   void wake_peer_if_armed() noexcept {
     // After the publish: see FifoSender::publish and remote_fence.hpp. It is

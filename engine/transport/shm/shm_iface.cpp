@@ -119,6 +119,8 @@ ShmIface::ShmIface(const IfaceParams& params, FifoGeometry geometry, std::string
       params.config.tm_capacity != 0) {
     auto* table = new (static_cast<std::byte*>(segment_.base()) + tag_table_offset(geometry)) TagTable();
     tags_.emplace(table, static_cast<uint32_t>(params.config.tm_capacity));
+    tags_->set_peer_check(&ShmIface::is_peer_process, this);
+    tags_->set_arena(&arena_);
   }
   // Last: a peer that sees the magic sees everything above.
   header_->magic.store(kSegmentMagic, std::memory_order_release);
@@ -158,6 +160,14 @@ ShmIface::~ShmIface() {
   // A forked child tearing down its copy of the iface must not take the
   // parent's name away.
   if (getpid() == address_.pid) ShmSegment::unlink(address_.segment_name);
+}
+
+bool ShmIface::is_peer_process(void* arg, pid_t pid) {
+  auto& self = *static_cast<ShmIface*>(arg);
+  for (ShmEp* ep = self.eps_.front(); ep != nullptr; ep = self.eps_.next(ep)) {
+    if (ep->peer_pid() == pid) return true;
+  }
+  return false;
 }
 
 void ShmIface::release_shared_names() noexcept {

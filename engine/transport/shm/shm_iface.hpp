@@ -76,6 +76,8 @@ class ShmIface final : public Iface {
   ShmIface(const IfaceParams& params, FifoGeometry geometry, std::string segment_name, ShmSegment segment,
            WakeupSocket wakeup);
   [[nodiscard]] bool reachable(const ShmAddress& peer) const noexcept;
+  // ShmTagDevice's check of the process a shared copy names.
+  static bool is_peer_process(void* arg, pid_t pid);
   unsigned dispatch_pending();
   unsigned progress_zcopy();
 

@@ -42,8 +42,10 @@ Status VerbsEp::atomic(const AtomicArgs& args, RemoteMemory remote, Completion* 
   return iface_.start_atomic(connection_, this, args, remote, comp);
 }
 
-Status VerbsEp::tag_offload_send(uint64_t tag, uint64_t /*sender_uuid*/, const void* buffer, std::size_t length) {
+Status VerbsEp::tag_offload_send(uint64_t tag, uint64_t /*sender_uuid*/, const void* buffer, std::size_t length,
+                                 std::size_t unmapped_threshold) {
   if (TERN_UNLIKELY(buffer == nullptr && length != 0)) return Status::InvalidParam;
+  if (length < unmapped_threshold) return Status::NotFound;  // the HCA maps no peer memory
   return iface_.send_tagged(connection_, tag, buffer, length);
 }
 

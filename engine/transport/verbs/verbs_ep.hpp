@@ -38,8 +38,8 @@ class VerbsEp final : public Ep {
   // An eager send with a tag-matching header, which the peer's HCA matches
   // against its posted receives; what it does not match arrives as an
   // eager message (verbs_tag_device.hpp).
-  [[nodiscard]] Status tag_offload_send(uint64_t tag, uint64_t sender_uuid, const void* buffer,
-                                        std::size_t length) override;
+  [[nodiscard]] Status tag_offload_send(uint64_t tag, uint64_t sender_uuid, const void* buffer, std::size_t length,
+                                        std::size_t unmapped_threshold) override;
   [[nodiscard]] bool tag_offload_matches_at_send() const noexcept override { return false; }
   [[nodiscard]] std::string route() const override;
 

@@ -5,6 +5,7 @@
 // message still queued); cancel, truncation and a sleeping receiver.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -67,6 +68,85 @@ TEST(EngineOffload, WithOffloadOffTheSameSendWaitsForTheReceiver) {
   EXPECT_EQ(run_offload_job(
                 [](Context& ctx) { return filled_while_away(ctx, false); },
                 [](WorkerParams& params) { params.config.tm_offload = runtime::Switch::Off; }),
+            0);
+}
+
+// A receiver that comes back to the library while a sender still copies a
+// large message into its offloaded receive reads chunks from the back while
+// the sender writes from the front; every byte lands once, in place.
+int shared_copy(Context& ctx) {
+  Worker& w = *ctx.worker;
+  std::vector<unsigned char> buffer(24u << 20);
+  settle(ctx);
+  if (ctx.rank == 1) {
+    Request* recv = nullptr;
+    RANK_CHECK(w.tag_recv_nb(buffer.data(), buffer.size(), make_tag(0, 5), kFullMask, recv) == Status::InProgress);
+    ctx.job->barrier();  // posted
+    // Progress, not a blocking wait (a waiting receiver gets ordinary sends).
+    while (!recv->done()) (void)w.progress();
+    RANK_CHECK(w.wait(recv) == Status::Ok);
+    RANK_CHECK(verify(buffer.data(), buffer.size(), 23));
+  } else {
+    fill(buffer, buffer.size(), 23);
+    ctx.job->barrier();
+    Request* send = nullptr;
+    RANK_CHECK(w.tag_send_nb(ctx.peers[1], buffer.data(), buffer.size(), make_tag(0, 5), send) == Status::Ok);
+  }
+  ctx.job->barrier();
+  return 0;
+}
+
+TEST(EngineOffload, ReceiverBackMidwayCopiesTheRestFromTheBack) {
+  for (int round = 0; round < 3; ++round) EXPECT_EQ(run_offload_job(shared_copy), 0);
+}
+
+// Below TERN_TM_THRESH, a receive into memory local peers map (mem_alloc)
+// still goes to the device, and the sender fills it with a plain copy; a
+// receive of the same size into private memory stays in software.
+int mapped_small(Context& ctx) {
+  Worker& w = *ctx.worker;
+  constexpr std::size_t kSmall = 32u << 10;  // under kThreshold, at TERN_TM_THRESH_MAPPED
+  auto* mapped = static_cast<unsigned char*>(w.mem_alloc(kSmall));
+  RANK_CHECK(mapped != nullptr);
+  std::vector<unsigned char> private_buffer(kSmall);
+  settle(ctx);
+  for (int round = 0; round < 2; ++round) {
+    const bool into_mapped = round == 0;
+    unsigned char* buffer = into_mapped ? mapped : private_buffer.data();
+    if (ctx.rank == 1) {
+      std::fill(buffer, buffer + kSmall, 0);
+      Request* recv = nullptr;
+      RANK_CHECK(w.tag_recv_nb(buffer, kSmall, make_tag(0, 6), kFullMask, recv) == Status::InProgress);
+      ctx.job->barrier();  // posted
+      ctx.job->barrier();  // sent
+      // Before any progress of ours: the device's data is in place, the
+      // eager protocol's still in our FIFO (unless a progress thread of
+      // ours took it out meanwhile).
+      std::vector<unsigned char> expected(kSmall);
+      fill(expected, kSmall, 31 + round);
+      const bool landed = std::equal(buffer, buffer + kSmall, expected.begin());
+      if (into_mapped) RANK_CHECK(landed);
+      if (!into_mapped && w.progress_mode() == runtime::ProgressMode::Caller) RANK_CHECK(!landed);
+      RANK_CHECK(w.wait(recv) == Status::Ok);
+      RANK_CHECK(verify(buffer, kSmall, 31 + round));
+    } else {
+      std::vector<unsigned char> data(kSmall);
+      fill(data, kSmall, 31 + round);
+      ctx.job->barrier();
+      Request* send = nullptr;
+      const Status status = w.tag_send_nb(ctx.peers[1], data.data(), kSmall, make_tag(0, 6), send);
+      RANK_CHECK(status == Status::Ok || status == Status::InProgress);
+      if (send != nullptr) RANK_CHECK(w.wait(send) == Status::Ok);
+      ctx.job->barrier();
+    }
+  }
+  ctx.job->barrier();
+  w.mem_free(mapped);
+  return 0;
+}
+
+TEST(EngineOffload, SmallReceiveIntoMappedMemoryGoesToTheDevice) {
+  EXPECT_EQ(run_offload_job(mapped_small, [](WorkerParams& params) { params.config.tm_threshold_mapped = 32u << 10; }),
             0);
 }
 

@@ -14,6 +14,7 @@ namespace {
 
 constexpr uint64_t kFull = ~uint64_t{0};
 constexpr std::size_t kThreshold = 1000;
+constexpr std::size_t kMappedThreshold = 100;
 
 class FakeDevice final : public transport::TagDevice {
  public:
@@ -31,7 +32,9 @@ class FakeDevice final : public transport::TagDevice {
     return held.erase(slot) == 1;
   }
   void set_completion_handler(transport::TagCompletionHandler, void*) noexcept override {}
+  bool maps(const void* buffer, std::size_t) const noexcept override { return buffer == mapped; }
   std::set<uint32_t> held;
+  const void* mapped = nullptr;  // the one buffer senders copy into directly
   std::set<uint32_t> claimed;  // by a sender
 
  private:
@@ -48,7 +51,7 @@ struct Receive {
 
 class OffloadTest : public ::testing::Test {
  protected:
-  OffloadTest() { offload_.attach(&device_, kThreshold); }
+  OffloadTest() { offload_.attach(&device_, kThreshold, kMappedThreshold); }
   void post(Receive& r, std::size_t length = kThreshold) { offload_.posted(&r.entry, buffer_, length); }
   FakeDevice device_{4};
   Offload offload_;
@@ -62,6 +65,18 @@ TEST_F(OffloadTest, LargeReceivesGoToTheDeviceSmallOnesStayInSoftware) {
   EXPECT_GE(large.entry.device_slot, 0);
   EXPECT_LT(small.entry.device_slot, 0);
   EXPECT_EQ(offload_.offloaded(), 1u);
+}
+
+TEST_F(OffloadTest, MappedReceivesGoToTheDeviceFromTheirOwnThreshold) {
+  char mapped[8] = {};
+  device_.mapped = mapped;
+  Receive into_mapped(1, kFull), too_small(2, kFull), unmapped(3, kFull);
+  offload_.posted(&into_mapped.entry, mapped, kMappedThreshold);
+  offload_.posted(&too_small.entry, mapped, kMappedThreshold - 1);
+  post(unmapped, kMappedThreshold);
+  EXPECT_GE(into_mapped.entry.device_slot, 0);
+  EXPECT_LT(too_small.entry.device_slot, 0);
+  EXPECT_LT(unmapped.entry.device_slot, 0);
 }
 
 TEST_F(OffloadTest, ReceiveThatAnEarlierSoftwareOneCouldShadowStaysInSoftware) {

@@ -116,6 +116,7 @@ struct Setup {
   unsigned ranks = 0;
   std::size_t messages_per_pair = 0;
   std::size_t longest_sync = SIZE_MAX;  // synchronous sends only up to this length
+  bool mapped_buffers = false;           // every other receive buffer from Worker::mem_alloc
   uint32_t user_tags[kUserTags] = {};
   SizeMenu sizes;
 };

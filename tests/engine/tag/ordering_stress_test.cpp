@@ -91,7 +91,10 @@
 // TERN_STRESS_SYNC=single-fragment keeps synchronous sends to lengths that
 // go in one fragment (default: all, every size).
 // TERN_TM_OFFLOAD=on|off|auto (the engine's own variable) selects
-// tag-matching offload; ctest runs the stress with it on and off.
+// tag-matching offload; ctest runs the stress with it on and off, and on
+// with TERN_STRESS_MAPPED=1: every other receive buffer then comes from
+// Worker::mem_alloc (memory local senders map), so that under
+// TERN_TM_THRESH_MAPPED senders take only those receives from the device.
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -159,6 +162,7 @@ struct Options {
   unsigned time_scale = 1;
   unsigned ranks = 0;  // 0: 2, 3 and 4 in turn
   bool sync_single_fragment = false;
+  bool mapped_buffers = false;  // TERN_STRESS_MAPPED=1
 };
 
 // The first line of every failure names what replays it.
@@ -187,11 +191,24 @@ class RankDriver {
     }
     next_send_.assign(setup.ranks, 0);
     for (std::size_t i = 0; i <= kMaxReceivesPosted; ++i) {
-      buffers_.emplace_back(new unsigned char[capacity() + kGuardBytes]);
-      std::memset(buffers_.back().get(), kUntouched, capacity() + kGuardBytes);
-      free_buffers_.push_back(buffers_.back().get());
+      unsigned char* buffer = nullptr;
+      if (setup.mapped_buffers && i % 2 == 0) {
+        buffer = static_cast<unsigned char*>(worker_->mem_alloc(capacity() + kGuardBytes));
+        if (buffer == nullptr) fail("mem_alloc of a receive buffer failed");
+        mapped_buffers_.push_back(buffer);
+      } else {
+        buffers_.emplace_back(new unsigned char[capacity() + kGuardBytes]);
+        buffer = buffers_.back().get();
+      }
+      std::memset(buffer, kUntouched, capacity() + kGuardBytes);
+      free_buffers_.push_back(buffer);
     }
   }
+  ~RankDriver() {
+    for (unsigned char* buffer : mapped_buffers_) worker_->mem_free(buffer);
+  }
+  RankDriver(const RankDriver&) = delete;
+  RankDriver& operator=(const RankDriver&) = delete;
 
   int run() {
     progress_barrier();
@@ -624,6 +641,7 @@ class RankDriver {
   std::vector<std::vector<PlannedMessage>> plans_in_;   // by sender
   std::vector<uint64_t> next_send_;                     // by receiver
   std::vector<std::unique_ptr<unsigned char[]>> buffers_;
+  std::vector<unsigned char*> mapped_buffers_;  // from mem_alloc
   std::vector<unsigned char*> free_buffers_;
   std::vector<PostedReceive> receives_;
   std::vector<SendInFlight> sends_;
@@ -669,6 +687,13 @@ bool read_options(Options& options) {
       return false;
     }
   }
+  if (const char* mapped = std::getenv("TERN_STRESS_MAPPED")) {
+    options.mapped_buffers = std::string(mapped) == "1";
+    if (!options.mapped_buffers && std::string(mapped) != "0") {
+      std::fprintf(stderr, "ordering_stress: FAIL: TERN_STRESS_MAPPED=%s: 0 or 1\n", mapped);
+      return false;
+    }
+  }
   if (const char* offload = std::getenv("TERN_TM_OFFLOAD")) options.offload = offload;
   if (options.offload != "on" && options.offload != "off" && options.offload != "auto") {
     std::fprintf(stderr, "ordering_stress: FAIL: TERN_TM_OFFLOAD=%s: on, off or auto\n", options.offload.c_str());
@@ -682,10 +707,11 @@ int run(const Options& options) {
   std::vector<unsigned> job_sizes{2, 3, 4};
   if (options.ranks != 0) job_sizes = {options.ranks};
   std::printf("ordering_stress: seed %llu, %llu operations over %s ranks, TERN_TM_OFFLOAD=%s, synchronous sends of "
-              "%s\n",
+              "%s%s\n",
               static_cast<unsigned long long>(options.seed), static_cast<unsigned long long>(options.ops),
               options.ranks != 0 ? std::to_string(options.ranks).c_str() : "2, 3 and 4", options.offload.c_str(),
-              options.sync_single_fragment ? "one fragment only (TERN_STRESS_SYNC=single-fragment)" : "every size");
+              options.sync_single_fragment ? "one fragment only (TERN_STRESS_SYNC=single-fragment)" : "every size",
+              options.mapped_buffers ? ", half the receive buffers mapped by local peers" : "");
   uint64_t all_ops = 0, all_deliveries = 0;
   for (unsigned ranks : job_sizes) {
     Setup setup;
@@ -694,6 +720,7 @@ int run(const Options& options) {
     choose_user_tags(options.seed, setup.user_tags);
     setup.sizes = size_menu(config, ranks);
     if (options.sync_single_fragment) setup.longest_sync = setup.sizes.one_fragment - kFragmentSlack;
+    setup.mapped_buffers = options.mapped_buffers;
     const uint64_t ops_per_rank = std::max<uint64_t>(options.ops / job_sizes.size() / ranks, 100);
     // About 3 in 10 operations send; a few more messages come from the drain.
     setup.messages_per_pair = std::max<uint64_t>(ops_per_rank * 28 / 100 / ranks, 4);

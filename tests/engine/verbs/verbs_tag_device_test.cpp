@@ -82,7 +82,7 @@ class VerbsTagDeviceTest : public ::testing::Test {
     return ep_->am_short(kAmId, 0x4242424242424242ull, text.data(), text.size());
   }
   Status send_tagged(uint64_t tag, const std::string& text) {
-    return ep_->tag_offload_send(tag, 0xaaaa, text.data(), text.size());
+    return ep_->tag_offload_send(tag, 0xaaaa, text.data(), text.size(), 0);
   }
   std::string text(std::size_t offset, std::size_t length) const {
     return {reinterpret_cast<const char*>(buffer_.data() + offset), length};
@@ -266,7 +266,7 @@ TEST_F(VerbsTagDeviceTest, APeerWithoutTagMatchingGetsPlainMessagesAndNoTaggedSe
   Ep* to_plain = b_->create_ep(plain->address(), status);
   ASSERT_EQ(status, Status::Ok);
   const std::string text = "plain";
-  EXPECT_EQ(to_plain->tag_offload_send(1, 0xbbbb, text.data(), text.size()), Status::NotFound);
+  EXPECT_EQ(to_plain->tag_offload_send(1, 0xbbbb, text.data(), text.size(), 0), Status::NotFound);
   ASSERT_TRUE(spin_until([&] { plain->progress(); b_->progress(); },
                          [&] { return to_plain->am_short(kAmId, 0, text.data(), text.size()) == Status::Ok; }));
   ASSERT_TRUE(spin_until([&] { plain->progress(); b_->progress(); }, [&] { return at_plain.messages.size() == 1; }));

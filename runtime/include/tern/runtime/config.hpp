@@ -47,6 +47,7 @@ struct Config {
   Switch shm_rings = Switch::Auto;     // small messages through a ring per sender
   Switch tm_offload = Switch::Auto;    // posted receives to a tag-matching device (shm: local senders match)
   std::size_t tm_threshold = 512u << 10;  // receives (and sends) from this size use the device
+  std::size_t tm_threshold_mapped = 4u << 10;  // the same for receive buffers local peers map
   std::size_t tm_capacity = 64;        // receives a device holds at once (shm: at most 64)
   std::size_t shm_arena_size = std::size_t{16} << 30;  // address space of the shared arena; 0: none
   WaitMode wait_mode = WaitMode::Adaptive;

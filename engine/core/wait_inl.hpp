@@ -41,11 +41,14 @@ void WorkerImpl::wait_until(Done&& done) {
         if (marked_waiting) set_waiting(false);
         return;
       }
-      if (!marked_waiting) {
+      progressed = progress() != 0;
+      // Marked after a first progress: what we wait for has often landed
+      // while we were away (a receive a tag device filled), and the mark is
+      // a store to a line the senders read.
+      if (!marked_waiting && !(progressed && done())) {
         set_waiting(true);
         marked_waiting = true;
       }
-      progressed = progress() != 0;
       completed_others = progressed && crowded && completions_.load(std::memory_order_relaxed) != completions_seen &&
                          !done();
       // Read under the lock: other threads queue sends under it.

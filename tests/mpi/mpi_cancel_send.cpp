@@ -2,7 +2,8 @@
 // receive has matched is cancelled, whatever its protocol waits for
 // (rendezvous, synchronous, persistent), MPI_Wait returns, and
 // MPI_Test_cancelled says so; a send that was matched, or that needed
-// nothing more from its receiver, completes normally and is received. Then
+// nothing more from its receiver (an eager send already out), completes
+// normally and is received. Then
 // MPICH's cancelrecv pattern: the same tags carry the next messages, and a
 // receive never gets a cancelled one. Pairs of ranks (0 sends to 1, 2 to 3).
 #include <mpi.h>
@@ -40,11 +41,14 @@ void sender(int peer, std::vector<char>& large) {
   MPI_Cancel(&persistent);
   CHECK(cancelled(persistent));
   MPI_Request_free(&persistent);
-  // An eager send needs nothing from its receiver: it is not cancelled.
+  // An eager send needs nothing from its receiver: it is normally out before
+  // the cancel comes and is not cancelled. One still queued behind earlier
+  // traffic (a loaded, oversubscribed machine) is not matched yet, and the
+  // standard lets its cancel succeed; the receiver then gets it again.
   int eager = 33;
   MPI_Isend(&eager, 1, MPI_INT, peer, 3, MPI_COMM_WORLD, &request);
   MPI_Cancel(&request);
-  CHECK(!cancelled(request));
+  if (cancelled(request)) MPI_Send(&eager, 1, MPI_INT, peer, 3, MPI_COMM_WORLD);
   // A synchronous send the receiver has taken (it says so) is not cancelled.
   int matched = 44;
   MPI_Issend(&matched, 1, MPI_INT, peer, 4, MPI_COMM_WORLD, &request);

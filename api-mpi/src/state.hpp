@@ -83,6 +83,8 @@ struct GraphTopology {
   std::vector<int> destination_weights;
 };
 
+class SharedSegment;  // coll/shared.hpp
+
 struct Comm {
   uint16_t context = 0;
   int rank = 0;  // this process's rank in the communicator
@@ -99,6 +101,11 @@ struct Comm {
   uint32_t persistent_collective_sequence = 0;  // MPI_*_init schedules (coll/schedule.cpp)
   bool predefined = false;
   std::shared_ptr<const NodeLayout> node_layout;  // null until first needed
+  // Collectives through a segment the ranks share (coll/shared.hpp), once
+  // looked at: Unknown until the first collective that could use it.
+  enum class SharedState : uint8_t { Unknown, Creating, Ready, None };
+  SharedState shared_state = SharedState::Unknown;
+  std::shared_ptr<SharedSegment> shared;
   std::string name;  // MPI_Comm_set_name
   std::vector<std::pair<std::string, std::string>> info;  // MPI_Comm_set_info's hints, as set
   std::shared_ptr<const CartTopology> cart;  // MPI_Cart_create's; null: no topology
@@ -250,6 +257,7 @@ struct State {
   std::thread::id main_thread;
   runtime::WaitMode wait_mode = runtime::WaitMode::Adaptive;
   std::size_t spin_count = 20000;
+  bool coll_shm = true;  // TERN_COLL_SHM: collectives of one-host communicators through a shared segment
   double wtime_base = 0;
 
   std::unique_ptr<Comm> comms[kMaxComms];  // by CommHandle slot; slot 0 is MPI_COMM_NULL

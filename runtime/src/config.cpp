@@ -29,6 +29,9 @@ constexpr ConfigVariable kVariables[] = {
     {"TERN_CMA_SPLIT", "auto", "auto|on|off",
      "Large messages on a node: the sender copies part of the data itself (process_vm_writev) while the "
      "receiver copies the rest, two cores at once. off: the receiver copies it all."},
+    {"TERN_COLL_SHM", "auto", "auto|on|off",
+     "MPI collectives (barrier, broadcast, reduce, allreduce, allgather) of a communicator whose ranks share "
+     "one host go through a segment they all map, by flags and copies, up to 64 KiB per rank. off: by messages."},
     {"TERN_SHM_RINGS", "auto", "auto|on|off",
      "Messages of up to 16 bytes on a node go through a ring per sender, two to a cache line, instead of one "
      "FIFO cell each. off: every message through the FIFO."},
@@ -276,6 +279,8 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
   }
   if (const char* v = lookup("TERN_CMA_SPLIT"); v && !parse_switch(v, config.cma_split))
     return reject("TERN_CMA_SPLIT", v);
+  if (const char* v = lookup("TERN_COLL_SHM"); v && !parse_switch(v, config.coll_shm))
+    return reject("TERN_COLL_SHM", v);
   if (const char* v = lookup("TERN_SHM_RINGS"); v && !parse_switch(v, config.shm_rings))
     return reject("TERN_SHM_RINGS", v);
   if (const char* v = lookup("TERN_TM_OFFLOAD"); v && !parse_switch(v, config.tm_offload))

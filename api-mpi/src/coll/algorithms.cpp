@@ -10,11 +10,14 @@
 // halving-doubling for large vectors). Operations that do not commute (user
 // ops created so) reduce in rank order at the root. Where a communicator
 // spans several hosts with several ranks on some, barrier, broadcast and
-// allreduce go node-aware instead (coll/node.cpp).
+// allreduce go node-aware instead (coll/node.cpp). Where every rank is on
+// one host, barrier, broadcast and reductions of up to kSharedSlotBytes go
+// through a segment the ranks share (coll/shared.hpp).
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "coll/shared.hpp"
 #include "op/op.hpp"
 #include "state.hpp"
 
@@ -49,6 +52,10 @@ Status coll_sendrecv(Comm& comm, const void* send_buffer, std::size_t send_bytes
 }
 
 Status coll_barrier(Comm& comm) {
+  if (SharedSegment* shared = shared_segment(comm)) {
+    shared->barrier();
+    return Status::Ok;
+  }
   if (comm.size > 2) {
     const NodeLayout& layout = node_layout(comm);
     if (layout.worth) return node_barrier(comm, layout);
@@ -66,6 +73,12 @@ Status coll_barrier(Comm& comm) {
 }
 
 Status coll_bcast(Comm& comm, void* buffer, std::size_t bytes, int root) {
+  if (bytes <= kSharedSlotBytes) {
+    if (SharedSegment* shared = shared_segment(comm)) {
+      shared->bcast(buffer, bytes, root);
+      return Status::Ok;
+    }
+  }
   if (comm.size > 2) {
     const NodeLayout& layout = node_layout(comm);
     if (layout.worth) return node_bcast(comm, layout, buffer, bytes, root);
@@ -95,6 +108,9 @@ Status coll_bcast(Comm& comm, void* buffer, std::size_t bytes, int root) {
 // `root`; on the root it ends holding the result.
 Status coll_reduce(Comm& comm, void* accumulator, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
               MPI_Op op, int root) {
+  if (count * type.size <= kSharedSlotBytes) {
+    if (SharedSegment* shared = shared_segment(comm)) return shared->reduce(accumulator, count, type, type_handle, op, root);
+  }
   const unsigned tag = next_tag_base(comm);
   const int size = comm.size;
   const int relative = (comm.rank - root + size) % size;
@@ -120,6 +136,9 @@ Status coll_reduce(Comm& comm, void* accumulator, std::size_t count, const TypeI
 // collects every contribution and combines a0 op (a1 op (... op an-1)).
 Status coll_reduce_ordered(Comm& comm, void* accumulator, std::size_t count, const TypeInfo& type,
                       MPI_Datatype type_handle, MPI_Op op, int root) {
+  if (count * type.size <= kSharedSlotBytes) {
+    if (SharedSegment* shared = shared_segment(comm)) return shared->reduce(accumulator, count, type, type_handle, op, root);
+  }
   const unsigned tag = next_tag_base(comm);
   const std::size_t bytes = count * type.size;
   if (comm.rank != root) return coll_send(comm, accumulator, bytes, root, tag);
@@ -198,6 +217,9 @@ Status coll_allreduce(Comm& comm, void* buffer, std::size_t count, const TypeInf
                       MPI_Op op) {
   const int size = comm.size;
   if (size == 1) return Status::Ok;
+  if (count * type.size <= kSharedSlotBytes) {
+    if (SharedSegment* shared = shared_segment(comm)) return shared->allreduce(buffer, count, type, type_handle, op);
+  }
   if (!op_commutative(op)) {
     if (Status s = coll_reduce_ordered(comm, buffer, count, type, type_handle, op, 0); s != Status::Ok) return s;
     return coll_bcast(comm, buffer, count * type.size, 0);

@@ -1,11 +1,13 @@
 // Gathers and scatters: linear gather(v) and scatter(v), gather + broadcast
-// allgather, ring allgatherv.
+// allgather (one step through the shared segment of a one-host
+// communicator for blocks up to kSharedSlotBytes), ring allgatherv.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "coll/coll.hpp"
 #include "coll/inter.hpp"
+#include "coll/shared.hpp"
 
 using namespace tern;
 using namespace tern::mpi;
@@ -99,8 +101,20 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     mine = static_cast<const std::byte*>(recvbuf) + static_cast<std::size_t>(comm->rank) * block;
     sendcount = recvcount;
     sendtype = recvtype;
-    if (comm->rank == 0) mine = MPI_IN_PLACE;
   }
+  // One step through the segment of a one-host communicator, when the
+  // arguments are such that the messages below would not refuse them.
+  if (block <= kSharedSlotBytes && (block == 0 || recvbuf != nullptr)) {
+    const TypeInfo* stype = find_type(sendtype);
+    if (stype != nullptr && sendcount >= 0 && static_cast<std::size_t>(sendcount) * stype->size == block &&
+        (block == 0 || mine != nullptr)) {
+      if (SharedSegment* shared = shared_segment(*comm)) {
+        shared->allgather(mine, block, recvbuf);
+        return MPI_SUCCESS;
+      }
+    }
+  }
+  if (sendbuf == MPI_IN_PLACE && comm->rank == 0) mine = MPI_IN_PLACE;
   if (int err = PMPI_Gather(mine, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, handle); err != MPI_SUCCESS) {
     return err;
   }

@@ -1,0 +1,206 @@
+// Collectives through the segment of a one-host communicator (shared.hpp).
+#include "coll/shared.hpp"
+
+#include <sched.h>
+#include <time.h>
+
+#include <cstring>
+#include <vector>
+
+#include "op/op.hpp"
+#include "tern/runtime/copy.hpp"
+
+namespace tern::mpi {
+namespace {
+
+// Flag lines (arrived, done) of every rank, then each rank's two slots.
+constexpr std::size_t kFlagBytes = 64;
+
+// Spins between looks at the engine while a flag is not there yet: what we
+// wait for is a peer's store, and the engine's progress costs more than a
+// look at one line; but a peer may wait for us to drain its messages first.
+constexpr unsigned kPollsPerProgress = 16;
+
+}  // namespace
+
+std::size_t SharedSegment::bytes_for(int size) noexcept {
+  const auto n = static_cast<std::size_t>(size);
+  return n * 2 * kFlagBytes + n * 2 * kSharedSlotBytes;
+}
+
+SharedSegment::Flag& SharedSegment::arrived(int r) const noexcept {
+  return reinterpret_cast<Flag*>(base_)[2 * static_cast<std::size_t>(r)];
+}
+
+SharedSegment::Flag& SharedSegment::done(int r) const noexcept {
+  return reinterpret_cast<Flag*>(base_)[2 * static_cast<std::size_t>(r) + 1];
+}
+
+std::byte* SharedSegment::slot(int r, uint64_t step) const noexcept {
+  const auto n = static_cast<std::size_t>(size_);
+  return base_ + n * 2 * kFlagBytes + (2 * static_cast<std::size_t>(r) + (step & 1)) * kSharedSlotBytes;
+}
+
+SharedSegment::~SharedSegment() {
+  if (mapping_ != nullptr) engine::RemoteKey::destroy(mapping_);
+  if (region_ != nullptr) engine::MemRegion::unmap(region_);
+}
+
+std::unique_ptr<SharedSegment> SharedSegment::create(Comm& comm) {
+  const std::size_t bytes = bytes_for(comm.size);
+  engine::MemRegion* region = nullptr;
+  std::vector<std::byte> key;
+  int ok = 1;
+  if (comm.rank == 0) {
+    engine::MemMapParams params;
+    params.length = bytes;
+    if (engine::MemRegion::map(params, region) == Status::Ok) {
+      key = region->packed_key();
+    } else {
+      ok = 0;
+    }
+  }
+  uint64_t key_length = key.size();
+  if (coll_bcast(comm, &key_length, sizeof(key_length), 0) != Status::Ok || key_length > (1u << 16)) ok = 0;
+  key.resize(ok != 0 ? key_length : 0);
+  if (ok != 0 && coll_bcast(comm, key.data(), key.size(), 0) != Status::Ok) ok = 0;
+  engine::RemoteKey* mapping = nullptr;
+  if (ok != 0 && comm.rank != 0 && (key.empty() || engine::RemoteKey::unpack(key, mapping) != Status::Ok)) ok = 0;
+  // Everyone or no one: a rank that could not map it would wait forever.
+  int everywhere = ok;
+  if (coll_allreduce(comm, &everywhere, 1, *find_type(MPI_INT), MPI_INT, MPI_MIN) != Status::Ok) everywhere = 0;
+  if (everywhere == 0) {
+    if (mapping != nullptr) engine::RemoteKey::destroy(mapping);
+    if (region != nullptr) engine::MemRegion::unmap(region);
+    return nullptr;
+  }
+  std::byte* base = comm.rank == 0 ? static_cast<std::byte*>(region->base()) : mapping->local_base();
+  std::unique_ptr<SharedSegment> segment(new SharedSegment(base, comm.size, comm.rank));
+  segment->region_ = region;
+  segment->mapping_ = mapping;
+  return segment;
+}
+
+void SharedSegment::wait_for(const Flag& flag, uint64_t step) {
+  if (flag.step.load(std::memory_order_acquire) >= step) return;
+  const State& state = *g_state;
+  // Oversubscribed (block): hand the core to the rank we wait for soon.
+  const std::size_t spins = state.wait_mode == runtime::WaitMode::Block ? 64
+                            : state.wait_mode == runtime::WaitMode::Spin ? SIZE_MAX
+                                                                          : state.spin_count;
+  std::size_t polls = 0;
+  unsigned yields = 0;
+  while (flag.step.load(std::memory_order_acquire) < step) {
+    if (++polls % kPollsPerProgress == 0 && state.worker->progress() != 0) continue;
+    if (polls < spins) {
+      cpu_relax();
+    } else if (yields < 2048) {
+      ++yields;
+      sched_yield();
+    } else {
+      // A peer computing for long: do not burn the core meanwhile.
+      const timespec nap{0, 50'000};
+      nanosleep(&nap, nullptr);
+    }
+  }
+}
+
+void SharedSegment::wait_slot_free(uint64_t step) {
+  if (step <= 2) return;
+  for (int r = 0; r < size_; ++r) wait_for(done(r), step - 2);
+}
+
+void SharedSegment::wait_all_arrived(uint64_t step) {
+  for (int r = 0; r < size_; ++r) wait_for(arrived(r), step);
+}
+
+void SharedSegment::barrier() {
+  const uint64_t step = ++step_;
+  arrived(rank_).step.store(step, std::memory_order_release);
+  wait_all_arrived(step);
+  done(rank_).step.store(step, std::memory_order_release);
+}
+
+void SharedSegment::bcast(void* buffer, std::size_t bytes, int root) {
+  const uint64_t step = ++step_;
+  if (rank_ == root) {
+    wait_slot_free(step);
+    runtime::copy_bytes(slot(root, step), buffer, bytes);
+    arrived(root).step.store(step, std::memory_order_release);
+  } else {
+    wait_for(arrived(root), step);
+    runtime::copy_bytes(buffer, slot(root, step), bytes);
+  }
+  done(rank_).step.store(step, std::memory_order_release);
+}
+
+Status SharedSegment::combine(uint64_t step, void* out, std::size_t count, const TypeInfo& type,
+                              MPI_Datatype type_handle, MPI_Op op) const {
+  // a0 op (a1 op (... op an-1)): apply_op computes inout = in op inout.
+  runtime::copy_bytes(out, slot(size_ - 1, step), count * type.size);
+  for (int r = size_ - 2; r >= 0; --r) {
+    if (apply_op(op, type_handle, slot(r, step), out, count) != MPI_SUCCESS) return Status::InvalidParam;
+  }
+  return Status::Ok;
+}
+
+Status SharedSegment::allreduce(void* buffer, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
+                                MPI_Op op) {
+  const uint64_t step = ++step_;
+  wait_slot_free(step);
+  runtime::copy_bytes(slot(rank_, step), buffer, count * type.size);
+  arrived(rank_).step.store(step, std::memory_order_release);
+  wait_all_arrived(step);
+  const Status status = combine(step, buffer, count, type, type_handle, op);
+  done(rank_).step.store(step, std::memory_order_release);
+  return status;
+}
+
+Status SharedSegment::reduce(void* buffer, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
+                             MPI_Op op, int root) {
+  const uint64_t step = ++step_;
+  wait_slot_free(step);
+  runtime::copy_bytes(slot(rank_, step), buffer, count * type.size);
+  arrived(rank_).step.store(step, std::memory_order_release);
+  Status status = Status::Ok;
+  if (rank_ == root) {
+    wait_all_arrived(step);
+    status = combine(step, buffer, count, type, type_handle, op);
+  }
+  done(rank_).step.store(step, std::memory_order_release);
+  return status;
+}
+
+void SharedSegment::allgather(const void* mine, std::size_t block, void* out) {
+  const uint64_t step = ++step_;
+  wait_slot_free(step);
+  runtime::copy_bytes(slot(rank_, step), mine, block);
+  arrived(rank_).step.store(step, std::memory_order_release);
+  auto* to = static_cast<std::byte*>(out);
+  for (int r = 0; r < size_; ++r) {
+    wait_for(arrived(r), step);
+    runtime::copy_bytes(to + static_cast<std::size_t>(r) * block, slot(r, step), block);
+  }
+  done(rank_).step.store(step, std::memory_order_release);
+}
+
+SharedSegment* shared_segment(Comm& comm) {
+  switch (comm.shared_state) {
+    case Comm::SharedState::Ready:
+      return comm.shared.get();
+    case Comm::SharedState::Unknown:
+      break;
+    default:
+      return nullptr;  // None, or being created (its own messages)
+  }
+  comm.shared_state = Comm::SharedState::None;
+  if (comm.inter || comm.size < 2 || comm.size > kSharedMaxRanks || !g_state->coll_shm) return nullptr;
+  if (node_layout(comm).local.size() != static_cast<std::size_t>(comm.size)) return nullptr;  // several hosts
+  comm.shared_state = Comm::SharedState::Creating;
+  std::unique_ptr<SharedSegment> segment = SharedSegment::create(comm);
+  comm.shared_state = segment != nullptr ? Comm::SharedState::Ready : Comm::SharedState::None;
+  comm.shared = std::move(segment);
+  return comm.shared.get();
+}
+
+}  // namespace tern::mpi

@@ -1,0 +1,92 @@
+// Collectives through a segment the ranks of a one-host communicator share
+// (coll/shared.cpp): flags and copies instead of messages.
+//
+// Rank 0 maps the segment at the communicator's first collective that
+// wants it and the others map its key; every rank keeps a count of the
+// steps it took on the segment, the same on all ranks since they call the
+// same collectives in the same order. Per rank the segment holds two flag
+// lines and two data slots:
+//
+//   arrived[r]  the last step at which rank r published (its data is in its
+//               slot, or it reached the barrier)
+//   done[r]     the last step rank r finished (it read what it needed)
+//   slot[r][s % 2]  rank r's data of step s
+//
+// A rank writes its slot of step s only once every rank's done has reached
+// s - 2, the last step that read the same slot, so consecutive collectives
+// overlap by one step without overwriting what a slow rank still reads.
+// Nothing read from the segment is trusted beyond the flags' order and the
+// payload: sizes and offsets come from each rank's own arguments.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "state.hpp"
+#include "tern/engine/memory.hpp"
+
+namespace tern::mpi {
+
+// Data one rank publishes in one step; larger collectives go by messages.
+inline constexpr std::size_t kSharedSlotBytes = 64 * 1024;
+// Communicators larger than this keep the message algorithms (every rank
+// polls every other rank's flag line).
+inline constexpr int kSharedMaxRanks = 64;
+
+class SharedSegment {
+ public:
+  ~SharedSegment();
+  SharedSegment(const SharedSegment&) = delete;
+  SharedSegment& operator=(const SharedSegment&) = delete;
+
+  // Maps the segment for `comm` (collective over it, by messages); null on
+  // every rank when one of them could not map it.
+  [[nodiscard]] static std::unique_ptr<SharedSegment> create(Comm& comm);
+
+  void barrier();
+  void bcast(void* buffer, std::size_t bytes, int root);
+  // `buffer`: this rank's contribution on entry, the result on exit (on the
+  // root only for reduce). Ranks combine in rank order, so every rank gets
+  // the same bits and operations that do not commute are right.
+  [[nodiscard]] Status allreduce(void* buffer, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
+                                 MPI_Op op);
+  [[nodiscard]] Status reduce(void* buffer, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
+                              MPI_Op op, int root);
+  // `block` bytes from each rank into `out` in rank order.
+  void allgather(const void* mine, std::size_t block, void* out);
+
+ private:
+  struct alignas(64) Flag {
+    std::atomic<uint64_t> step{0};
+  };
+  SharedSegment(std::byte* base, int size, int rank) : base_(base), size_(size), rank_(rank) {}
+  [[nodiscard]] static std::size_t bytes_for(int size) noexcept;
+  [[nodiscard]] Flag& arrived(int r) const noexcept;
+  [[nodiscard]] Flag& done(int r) const noexcept;
+  [[nodiscard]] std::byte* slot(int r, uint64_t step) const noexcept;
+  // Waits until `flag` reaches `step`, keeping the engine's progress going.
+  static void wait_for(const Flag& flag, uint64_t step);
+  // Waits until every rank has finished step `step - 2` (our slot of `step` is free).
+  void wait_slot_free(uint64_t step);
+  // Waits until every rank has published step `step`.
+  void wait_all_arrived(uint64_t step);
+  // Combines every rank's slot of `step` in rank order into `out`.
+  [[nodiscard]] Status combine(uint64_t step, void* out, std::size_t count, const TypeInfo& type,
+                               MPI_Datatype type_handle, MPI_Op op) const;
+
+  std::byte* base_;
+  int size_;
+  int rank_;
+  uint64_t step_ = 0;
+  engine::MemRegion* region_ = nullptr;  // rank 0's
+  engine::RemoteKey* mapping_ = nullptr;  // the others'
+};
+
+// The communicator's segment, mapped on first use; null when its
+// collectives go by messages (ranks on several hosts, one rank, more than
+// kSharedMaxRanks, TERN_COLL_SHM=off, or the segment could not be mapped).
+[[nodiscard]] SharedSegment* shared_segment(Comm& comm);
+
+}  // namespace tern::mpi

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -13,8 +14,9 @@
 namespace tern::mpi {
 namespace {
 
-// Flag lines (arrived, done) of every rank, then each rank's two slots.
-constexpr std::size_t kFlagBytes = 64;
+// Per rank: kSharedSlots step lines and a done line, then the data slots of
+// every rank.
+constexpr std::size_t kLinesPerRank = kSharedSlots + 1;
 
 // Spins between looks at the engine while a flag is not there yet: what we
 // wait for is a peer's store, and the engine's progress costs more than a
@@ -25,20 +27,28 @@ constexpr unsigned kPollsPerProgress = 16;
 
 std::size_t SharedSegment::bytes_for(int size) noexcept {
   const auto n = static_cast<std::size_t>(size);
-  return n * 2 * kFlagBytes + n * 2 * kSharedSlotBytes;
+  return n * kLinesPerRank * sizeof(Flag) + n * kSharedSlots * kSharedSlotBytes;
 }
 
-SharedSegment::Flag& SharedSegment::arrived(int r) const noexcept {
-  return reinterpret_cast<Flag*>(base_)[2 * static_cast<std::size_t>(r)];
+SharedSegment::Flag& SharedSegment::line(int r, uint64_t step) const noexcept {
+  return reinterpret_cast<Flag*>(base_)[kLinesPerRank * static_cast<std::size_t>(r) + step % kSharedSlots];
 }
 
 SharedSegment::Flag& SharedSegment::done(int r) const noexcept {
-  return reinterpret_cast<Flag*>(base_)[2 * static_cast<std::size_t>(r) + 1];
+  return reinterpret_cast<Flag*>(base_)[kLinesPerRank * static_cast<std::size_t>(r) + kSharedSlots];
 }
 
-std::byte* SharedSegment::slot(int r, uint64_t step) const noexcept {
+std::byte* SharedSegment::data(int r, uint64_t step, std::size_t bytes) const noexcept {
+  if (bytes <= kSharedInline) return line(r, step).data;
   const auto n = static_cast<std::size_t>(size_);
-  return base_ + n * 2 * kFlagBytes + (2 * static_cast<std::size_t>(r) + (step & 1)) * kSharedSlotBytes;
+  return base_ + n * kLinesPerRank * sizeof(Flag) +
+         (kSharedSlots * static_cast<std::size_t>(r) + step % kSharedSlots) * kSharedSlotBytes;
+}
+
+void SharedSegment::publish(uint64_t step, const void* from, std::size_t bytes) {
+  wait_slot_free(step);
+  if (from != nullptr && bytes != 0) runtime::copy_bytes(data(rank_, step, bytes), from, bytes);
+  line(rank_, step).step.store(step, std::memory_order_release);
 }
 
 SharedSegment::~SharedSegment() {
@@ -106,40 +116,44 @@ void SharedSegment::wait_for(const Flag& flag, uint64_t step) {
 }
 
 void SharedSegment::wait_slot_free(uint64_t step) {
-  if (step <= 2) return;
-  for (int r = 0; r < size_; ++r) wait_for(done(r), step - 2);
+  if (step <= kSharedSlots || all_done_ >= step - kSharedSlots) return;
+  uint64_t least = UINT64_MAX;
+  for (int r = 0; r < size_; ++r) {
+    wait_for(done(r), step - kSharedSlots);
+    least = std::min(least, done(r).step.load(std::memory_order_acquire));
+  }
+  all_done_ = least;
 }
 
 void SharedSegment::wait_all_arrived(uint64_t step) {
-  for (int r = 0; r < size_; ++r) wait_for(arrived(r), step);
+  for (int r = 0; r < size_; ++r) wait_arrived(r, step);
 }
 
 void SharedSegment::barrier() {
   const uint64_t step = ++step_;
-  arrived(rank_).step.store(step, std::memory_order_release);
+  publish(step, nullptr, 0);
   wait_all_arrived(step);
-  done(rank_).step.store(step, std::memory_order_release);
+  finish(step);
 }
 
 void SharedSegment::bcast(void* buffer, std::size_t bytes, int root) {
   const uint64_t step = ++step_;
   if (rank_ == root) {
-    wait_slot_free(step);
-    runtime::copy_bytes(slot(root, step), buffer, bytes);
-    arrived(root).step.store(step, std::memory_order_release);
+    publish(step, buffer, bytes);
   } else {
-    wait_for(arrived(root), step);
-    runtime::copy_bytes(buffer, slot(root, step), bytes);
+    wait_arrived(root, step);
+    runtime::copy_bytes(buffer, data(root, step, bytes), bytes);
   }
-  done(rank_).step.store(step, std::memory_order_release);
+  finish(step);
 }
 
 Status SharedSegment::combine(uint64_t step, void* out, std::size_t count, const TypeInfo& type,
                               MPI_Datatype type_handle, MPI_Op op) const {
   // a0 op (a1 op (... op an-1)): apply_op computes inout = in op inout.
-  runtime::copy_bytes(out, slot(size_ - 1, step), count * type.size);
+  const std::size_t bytes = count * type.size;
+  runtime::copy_bytes(out, data(size_ - 1, step, bytes), bytes);
   for (int r = size_ - 2; r >= 0; --r) {
-    if (apply_op(op, type_handle, slot(r, step), out, count) != MPI_SUCCESS) return Status::InvalidParam;
+    if (apply_op(op, type_handle, data(r, step, bytes), out, count) != MPI_SUCCESS) return Status::InvalidParam;
   }
   return Status::Ok;
 }
@@ -147,41 +161,35 @@ Status SharedSegment::combine(uint64_t step, void* out, std::size_t count, const
 Status SharedSegment::allreduce(void* buffer, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
                                 MPI_Op op) {
   const uint64_t step = ++step_;
-  wait_slot_free(step);
-  runtime::copy_bytes(slot(rank_, step), buffer, count * type.size);
-  arrived(rank_).step.store(step, std::memory_order_release);
+  publish(step, buffer, count * type.size);
   wait_all_arrived(step);
   const Status status = combine(step, buffer, count, type, type_handle, op);
-  done(rank_).step.store(step, std::memory_order_release);
+  finish(step);
   return status;
 }
 
 Status SharedSegment::reduce(void* buffer, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
                              MPI_Op op, int root) {
   const uint64_t step = ++step_;
-  wait_slot_free(step);
-  runtime::copy_bytes(slot(rank_, step), buffer, count * type.size);
-  arrived(rank_).step.store(step, std::memory_order_release);
+  publish(step, buffer, count * type.size);
   Status status = Status::Ok;
   if (rank_ == root) {
     wait_all_arrived(step);
     status = combine(step, buffer, count, type, type_handle, op);
   }
-  done(rank_).step.store(step, std::memory_order_release);
+  finish(step);
   return status;
 }
 
 void SharedSegment::allgather(const void* mine, std::size_t block, void* out) {
   const uint64_t step = ++step_;
-  wait_slot_free(step);
-  runtime::copy_bytes(slot(rank_, step), mine, block);
-  arrived(rank_).step.store(step, std::memory_order_release);
+  publish(step, mine, block);
   auto* to = static_cast<std::byte*>(out);
   for (int r = 0; r < size_; ++r) {
-    wait_for(arrived(r), step);
-    runtime::copy_bytes(to + static_cast<std::size_t>(r) * block, slot(r, step), block);
+    wait_arrived(r, step);
+    runtime::copy_bytes(to + static_cast<std::size_t>(r) * block, data(r, step, block), block);
   }
-  done(rank_).step.store(step, std::memory_order_release);
+  finish(step);
 }
 
 SharedSegment* shared_segment(Comm& comm) {

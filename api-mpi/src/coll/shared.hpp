@@ -4,17 +4,23 @@
 // Rank 0 maps the segment at the communicator's first collective that
 // wants it and the others map its key; every rank keeps a count of the
 // steps it took on the segment, the same on all ranks since they call the
-// same collectives in the same order. Per rank the segment holds two flag
-// lines and two data slots:
+// same collectives in the same order. Per rank the segment holds
+// kSharedSlots step lines, a done line and kSharedSlots data slots:
 //
-//   arrived[r]  the last step at which rank r published (its data is in its
-//               slot, or it reached the barrier)
+//   line[r][s % kSharedSlots]  step s once rank r published it (reached the
+//               barrier, or put its data in), and up to kSharedInline bytes
+//               of that data in the same cache line
 //   done[r]     the last step rank r finished (it read what it needed)
-//   slot[r][s % 2]  rank r's data of step s
+//   slot[r][s % kSharedSlots]  rank r's data of step s when it is larger
 //
+// A small broadcast or reduction so costs a reader one cache line per rank,
+// flag and data together.
 // A rank writes its slot of step s only once every rank's done has reached
-// s - 2, the last step that read the same slot, so consecutive collectives
-// overlap by one step without overwriting what a slow rank still reads.
+// s - kSharedSlots, the last step that read the same line and slot, so consecutive
+// collectives overlap without overwriting what a slow rank still reads.
+// Done flags only grow, so a rank remembers the least it saw and looks at
+// the lines again only when that is not enough: about once per
+// kSharedSlots - 1 steps instead of a cache miss per rank per step.
 // Nothing read from the segment is trusted beyond the flags' order and the
 // payload: sizes and offsets come from each rank's own arguments.
 #pragma once
@@ -31,6 +37,8 @@ namespace tern::mpi {
 
 // Data one rank publishes in one step; larger collectives go by messages.
 inline constexpr std::size_t kSharedSlotBytes = 64 * 1024;
+inline constexpr uint64_t kSharedSlots = 4;  // per rank, used in turn
+inline constexpr std::size_t kSharedInline = 56;  // bytes that travel in the step line
 // Communicators larger than this keep the message algorithms (every rank
 // polls every other rank's flag line).
 inline constexpr int kSharedMaxRanks = 64;
@@ -60,19 +68,27 @@ class SharedSegment {
  private:
   struct alignas(64) Flag {
     std::atomic<uint64_t> step{0};
+    std::byte data[kSharedInline];  // the step's data when it fits
   };
   SharedSegment(std::byte* base, int size, int rank) : base_(base), size_(size), rank_(rank) {}
   [[nodiscard]] static std::size_t bytes_for(int size) noexcept;
-  [[nodiscard]] Flag& arrived(int r) const noexcept;
+  [[nodiscard]] Flag& line(int r, uint64_t step) const noexcept;
   [[nodiscard]] Flag& done(int r) const noexcept;
-  [[nodiscard]] std::byte* slot(int r, uint64_t step) const noexcept;
+  // Where rank r's `bytes` of step `step` are: its line or its slot.
+  [[nodiscard]] std::byte* data(int r, uint64_t step, std::size_t bytes) const noexcept;
+  // Puts `bytes` of `from` where data() says (null: nothing), then
+  // announces the step (after making sure the place is free).
+  void publish(uint64_t step, const void* from, std::size_t bytes);
   // Waits until `flag` reaches `step`, keeping the engine's progress going.
   static void wait_for(const Flag& flag, uint64_t step);
-  // Waits until every rank has finished step `step - 2` (our slot of `step` is free).
+  // Waits until every rank has finished step `step - kSharedSlots` (our
+  // slot of `step` is free).
   void wait_slot_free(uint64_t step);
-  // Waits until every rank has published step `step`.
+  // Waits until rank r (every rank) has published step `step`.
+  void wait_arrived(int r, uint64_t step) { wait_for(line(r, step), step); }
   void wait_all_arrived(uint64_t step);
-  // Combines every rank's slot of `step` in rank order into `out`.
+  void finish(uint64_t step) { done(rank_).step.store(step, std::memory_order_release); }
+  // Combines every rank's data of `step` in rank order into `out`.
   [[nodiscard]] Status combine(uint64_t step, void* out, std::size_t count, const TypeInfo& type,
                                MPI_Datatype type_handle, MPI_Op op) const;
 
@@ -80,6 +96,7 @@ class SharedSegment {
   int size_;
   int rank_;
   uint64_t step_ = 0;
+  uint64_t all_done_ = 0;  // every rank's done flag was at least this when last looked at
   engine::MemRegion* region_ = nullptr;  // rank 0's
   engine::RemoteKey* mapping_ = nullptr;  // the others'
 };

@@ -257,7 +257,7 @@ struct State {
   std::thread::id main_thread;
   runtime::WaitMode wait_mode = runtime::WaitMode::Adaptive;
   std::size_t spin_count = 20000;
-  bool coll_shm = true;  // TERN_COLL_SHM: collectives of one-host communicators through a shared segment
+  runtime::Switch coll_shm = runtime::Switch::Auto;  // TERN_COLL_SHM (coll/shared.hpp)
   double wtime_base = 0;
 
   std::unique_ptr<Comm> comms[kMaxComms];  // by CommHandle slot; slot 0 is MPI_COMM_NULL

@@ -31,7 +31,8 @@ constexpr ConfigVariable kVariables[] = {
      "receiver copies the rest, two cores at once. off: the receiver copies it all."},
     {"TERN_COLL_SHM", "auto", "auto|on|off",
      "MPI collectives (barrier, broadcast, reduce, allreduce, allgather) of a communicator whose ranks share "
-     "one host go through a segment they all map, by flags and copies, up to 64 KiB per rank. off: by messages."},
+     "one host go through a segment they all map, by flags and copies. auto: where measured to pay (not "
+     "broadcast and allreduce with more ranks than cores); on: wherever they can; off: by messages."},
     {"TERN_SHM_RINGS", "auto", "auto|on|off",
      "Messages of up to 16 bytes on a node go through a ring per sender, two to a cache line, instead of one "
      "FIFO cell each. off: every message through the FIFO."},

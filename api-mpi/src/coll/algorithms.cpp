@@ -11,8 +11,9 @@
 // ops created so) reduce in rank order at the root. Where a communicator
 // spans several hosts with several ranks on some, barrier, broadcast and
 // allreduce go node-aware instead (coll/node.cpp). Where every rank is on
-// one host, barrier, broadcast and reductions of up to kSharedSlotBytes go
-// through a segment the ranks share (coll/shared.hpp).
+// one host, barrier, broadcasts of up to kSharedSlotBytes and reductions of
+// up to kSharedVectorBytes go through a segment the ranks share
+// (coll/shared.hpp).
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -74,7 +75,7 @@ Status coll_barrier(Comm& comm) {
 
 Status coll_bcast(Comm& comm, void* buffer, std::size_t bytes, int root) {
   if (bytes <= kSharedSlotBytes) {
-    if (SharedSegment* shared = shared_segment(comm)) {
+    if (SharedSegment* shared = shared_segment(comm); shared != nullptr && shared->bcast_pays()) {
       shared->bcast(buffer, bytes, root);
       return Status::Ok;
     }
@@ -108,7 +109,7 @@ Status coll_bcast(Comm& comm, void* buffer, std::size_t bytes, int root) {
 // `root`; on the root it ends holding the result.
 Status coll_reduce(Comm& comm, void* accumulator, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
               MPI_Op op, int root) {
-  if (count * type.size <= kSharedSlotBytes) {
+  if (count * type.size <= kSharedVectorBytes) {
     if (SharedSegment* shared = shared_segment(comm)) return shared->reduce(accumulator, count, type, type_handle, op, root);
   }
   const unsigned tag = next_tag_base(comm);
@@ -136,7 +137,7 @@ Status coll_reduce(Comm& comm, void* accumulator, std::size_t count, const TypeI
 // collects every contribution and combines a0 op (a1 op (... op an-1)).
 Status coll_reduce_ordered(Comm& comm, void* accumulator, std::size_t count, const TypeInfo& type,
                       MPI_Datatype type_handle, MPI_Op op, int root) {
-  if (count * type.size <= kSharedSlotBytes) {
+  if (count * type.size <= kSharedVectorBytes) {
     if (SharedSegment* shared = shared_segment(comm)) return shared->reduce(accumulator, count, type, type_handle, op, root);
   }
   const unsigned tag = next_tag_base(comm);
@@ -217,8 +218,10 @@ Status coll_allreduce(Comm& comm, void* buffer, std::size_t count, const TypeInf
                       MPI_Op op) {
   const int size = comm.size;
   if (size == 1) return Status::Ok;
-  if (count * type.size <= kSharedSlotBytes) {
-    if (SharedSegment* shared = shared_segment(comm)) return shared->allreduce(buffer, count, type, type_handle, op);
+  if (count * type.size <= kSharedVectorBytes) {
+    if (SharedSegment* shared = shared_segment(comm); shared != nullptr && shared->allreduce_pays(count * type.size)) {
+      return shared->allreduce(buffer, count, type, type_handle, op);
+    }
   }
   if (!op_commutative(op)) {
     if (Status s = coll_reduce_ordered(comm, buffer, count, type, type_handle, op, 0); s != Status::Ok) return s;

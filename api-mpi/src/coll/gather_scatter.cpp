@@ -1,6 +1,6 @@
 // Gathers and scatters: linear gather(v) and scatter(v), gather + broadcast
 // allgather (one step through the shared segment of a one-host
-// communicator for blocks up to kSharedSlotBytes), ring allgatherv.
+// communicator for blocks up to kSharedVectorBytes), ring allgatherv.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -104,7 +104,7 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
   }
   // One step through the segment of a one-host communicator, when the
   // arguments are such that the messages below would not refuse them.
-  if (block <= kSharedSlotBytes && (block == 0 || recvbuf != nullptr)) {
+  if (block <= kSharedVectorBytes && (block == 0 || recvbuf != nullptr)) {
     const TypeInfo* stype = find_type(sendtype);
     if (stype != nullptr && sendcount >= 0 && static_cast<std::size_t>(sendcount) * stype->size == block &&
         (block == 0 || mine != nullptr)) {

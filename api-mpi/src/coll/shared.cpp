@@ -2,6 +2,7 @@
 #include "coll/shared.hpp"
 
 #include <sched.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <algorithm>
@@ -85,7 +86,12 @@ std::unique_ptr<SharedSegment> SharedSegment::create(Comm& comm) {
     return nullptr;
   }
   std::byte* base = comm.rank == 0 ? static_cast<std::byte*>(region->base()) : mapping->local_base();
-  std::unique_ptr<SharedSegment> segment(new SharedSegment(base, comm.size, comm.rank));
+  // The launcher's blocking wait mode says so too (ternrun --oversubscribe).
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  const bool oversubscribed =
+      g_state->wait_mode == runtime::WaitMode::Block || (cores > 0 && static_cast<long>(comm.size) > cores);
+  std::unique_ptr<SharedSegment> segment(new SharedSegment(base, comm.size, comm.rank, oversubscribed,
+                                                           g_state->coll_shm == runtime::Switch::On));
   segment->region_ = region;
   segment->mapping_ = mapping;
   return segment;
@@ -116,10 +122,12 @@ void SharedSegment::wait_for(const Flag& flag, uint64_t step) {
 }
 
 void SharedSegment::wait_slot_free(uint64_t step) {
-  if (step <= kSharedSlots || all_done_ >= step - kSharedSlots) return;
+  // One step more than the slot's last use: a split allreduce reads the
+  // slots of its first step during its second.
+  if (step <= kSharedSlots || all_done_ >= step - kSharedSlots + 1) return;
   uint64_t least = UINT64_MAX;
   for (int r = 0; r < size_; ++r) {
-    wait_for(done(r), step - kSharedSlots);
+    wait_for(done(r), step - kSharedSlots + 1);
     least = std::min(least, done(r).step.load(std::memory_order_acquire));
   }
   all_done_ = least;
@@ -158,38 +166,111 @@ Status SharedSegment::combine(uint64_t step, void* out, std::size_t count, const
   return Status::Ok;
 }
 
+Status SharedSegment::combine_range(uint64_t step, std::byte* out, std::size_t first, std::size_t count,
+                                    const TypeInfo& type, MPI_Datatype type_handle, MPI_Op op) {
+  // As combine(), over elements [first, first + count) of a slot-sized step,
+  // into `out`, that range of our own slot: our contribution is set aside
+  // first, since the result overwrites it.
+  const std::size_t offset = first * type.size;
+  const std::size_t bytes = count * type.size;
+  scratch_.resize(bytes);
+  runtime::copy_bytes(scratch_.data(), out, bytes);
+  auto input = [&](int r) -> std::byte* {
+    return r == rank_ ? scratch_.data() : data(r, step, kSharedSlotBytes) + offset;
+  };
+  runtime::copy_bytes(out, input(size_ - 1), bytes);
+  for (int r = size_ - 2; r >= 0; --r) {
+    if (apply_op(op, type_handle, input(r), out, count) != MPI_SUCCESS) return Status::InvalidParam;
+  }
+  return Status::Ok;
+}
+
 Status SharedSegment::allreduce(void* buffer, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
                                 MPI_Op op) {
-  const uint64_t step = ++step_;
-  publish(step, buffer, count * type.size);
-  wait_all_arrived(step);
-  const Status status = combine(step, buffer, count, type, type_handle, op);
-  finish(step);
+  const std::size_t piece = kSharedSlotBytes / type.size;
+  auto* data_at = static_cast<std::byte*>(buffer);
+  Status status = Status::Ok;
+  for (std::size_t first = 0; first < count || first == 0; first += piece) {
+    const std::size_t n = std::min(piece, count - first);
+    auto* part = data_at + first * type.size;
+    const uint64_t step = ++step_;
+    publish(step, part, n * type.size);
+    wait_all_arrived(step);
+    if (n * type.size < kSplitCombineBytes) {
+      if (status == Status::Ok) status = combine(step, part, n, type, type_handle, op);
+      finish(step);
+    } else {
+      // Each rank combines its share of the elements into that share of its
+      // own slot, which only it reads in this step, and announces it in a
+      // second step; then everyone copies every share.
+      auto share = [&](int r) { return n * static_cast<std::size_t>(r) / static_cast<std::size_t>(size_); };
+      const std::size_t mine = share(rank_), mine_count = share(rank_ + 1) - mine;
+      std::byte* result = data(rank_, step, kSharedSlotBytes) + mine * type.size;
+      if (status == Status::Ok && mine_count != 0) {
+        status = combine_range(step, result, mine, mine_count, type, type_handle, op);
+      }
+      const uint64_t results = ++step_;
+      publish(results, nullptr, 0);
+      for (int r = 0; r < size_; ++r) {
+        wait_arrived(r, results);
+        const std::size_t from = share(r), from_count = share(r + 1) - from;
+        runtime::copy_bytes(part + from * type.size, data(r, step, kSharedSlotBytes) + from * type.size,
+                            from_count * type.size);
+      }
+      finish(results);
+    }
+    if (count == 0) break;
+  }
   return status;
 }
 
 Status SharedSegment::reduce(void* buffer, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
                              MPI_Op op, int root) {
-  const uint64_t step = ++step_;
-  publish(step, buffer, count * type.size);
+  const std::size_t piece = kSharedSlotBytes / type.size;
+  // The root combines into its own buffer in one pass where the order does
+  // not matter; nobody reads its contribution then.
+  const bool root_in_place = rank_ == root && op_commutative(op);
+  auto* data_at = static_cast<std::byte*>(buffer);
   Status status = Status::Ok;
-  if (rank_ == root) {
-    wait_all_arrived(step);
-    status = combine(step, buffer, count, type, type_handle, op);
+  for (std::size_t first = 0; first < count || first == 0; first += piece) {
+    const std::size_t n = std::min(piece, count - first);
+    void* part = data_at + first * type.size;
+    const uint64_t step = ++step_;
+    if (root_in_place) {
+      for (int r = 0; r < size_; ++r) {
+        if (r == root) continue;
+        wait_arrived(r, step);
+        if (status == Status::Ok && apply_op(op, type_handle, data(r, step, n * type.size), part, n) != MPI_SUCCESS) {
+          status = Status::InvalidParam;
+        }
+      }
+    } else {
+      publish(step, part, n * type.size);
+      if (rank_ == root) {
+        wait_all_arrived(step);
+        if (status == Status::Ok) status = combine(step, part, n, type, type_handle, op);
+      }
+    }
+    finish(step);
+    if (count == 0) break;
   }
-  finish(step);
   return status;
 }
 
 void SharedSegment::allgather(const void* mine, std::size_t block, void* out) {
-  const uint64_t step = ++step_;
-  publish(step, mine, block);
+  const auto* from = static_cast<const std::byte*>(mine);
   auto* to = static_cast<std::byte*>(out);
-  for (int r = 0; r < size_; ++r) {
-    wait_arrived(r, step);
-    runtime::copy_bytes(to + static_cast<std::size_t>(r) * block, data(r, step, block), block);
+  for (std::size_t offset = 0; offset < block || offset == 0; offset += kSharedSlotBytes) {
+    const std::size_t n = std::min(kSharedSlotBytes, block - offset);
+    const uint64_t step = ++step_;
+    publish(step, from + offset, n);
+    for (int r = 0; r < size_; ++r) {
+      wait_arrived(r, step);
+      runtime::copy_bytes(to + static_cast<std::size_t>(r) * block + offset, data(r, step, n), n);
+    }
+    finish(step);
+    if (block == 0) break;
   }
-  finish(step);
 }
 
 SharedSegment* shared_segment(Comm& comm) {
@@ -202,7 +283,9 @@ SharedSegment* shared_segment(Comm& comm) {
       return nullptr;  // None, or being created (its own messages)
   }
   comm.shared_state = Comm::SharedState::None;
-  if (comm.inter || comm.size < 2 || comm.size > kSharedMaxRanks || !g_state->coll_shm) return nullptr;
+  if (comm.inter || comm.size < 2 || comm.size > kSharedMaxRanks || g_state->coll_shm == runtime::Switch::Off) {
+    return nullptr;
+  }
   if (node_layout(comm).local.size() != static_cast<std::size_t>(comm.size)) return nullptr;  // several hosts
   comm.shared_state = Comm::SharedState::Creating;
   std::unique_ptr<SharedSegment> segment = SharedSegment::create(comm);

@@ -16,7 +16,9 @@
 // A small broadcast or reduction so costs a reader one cache line per rank,
 // flag and data together.
 // A rank writes its slot of step s only once every rank's done has reached
-// s - kSharedSlots, the last step that read the same line and slot, so consecutive
+// s - kSharedSlots + 1 (the last step that read the same line and slot, or
+// the one after it: a split allreduce reads its first step's slots in its
+// second), so consecutive
 // collectives overlap without overwriting what a slow rank still reads.
 // Done flags only grow, so a rank remembers the least it saw and looks at
 // the lines again only when that is not enough: about once per
@@ -29,15 +31,23 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "state.hpp"
 #include "tern/engine/memory.hpp"
 
 namespace tern::mpi {
 
-// Data one rank publishes in one step; larger collectives go by messages.
+// Data one rank publishes in one step (longer vectors take several).
 inline constexpr std::size_t kSharedSlotBytes = 64 * 1024;
 inline constexpr uint64_t kSharedSlots = 4;  // per rank, used in turn
+// From this size of a step, allreduce splits the combining between the
+// ranks (each its share of the elements, then everyone copies the shares).
+inline constexpr std::size_t kSplitCombineBytes = 8 * 1024;
+// Reductions and allgather blocks up to this size go through the segment,
+// a slot at a time; broadcasts above a slot go by messages, whose single
+// copy (CMA) is quicker than two through the segment.
+inline constexpr std::size_t kSharedVectorBytes = std::size_t{1} << 30;
 inline constexpr std::size_t kSharedInline = 56;  // bytes that travel in the step line
 // Communicators larger than this keep the message algorithms (every rank
 // polls every other rank's flag line).
@@ -56,8 +66,10 @@ class SharedSegment {
   void barrier();
   void bcast(void* buffer, std::size_t bytes, int root);
   // `buffer`: this rank's contribution on entry, the result on exit (on the
-  // root only for reduce). Ranks combine in rank order, so every rank gets
-  // the same bits and operations that do not commute are right.
+  // root only for reduce). Allreduce combines in rank order, so every rank
+  // gets the same bits; reduce too for operations that do not commute, and
+  // otherwise lets the root fold the others into its buffer in one pass.
+  // Vectors longer than a slot go in slot-sized steps.
   [[nodiscard]] Status allreduce(void* buffer, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
                                  MPI_Op op);
   [[nodiscard]] Status reduce(void* buffer, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
@@ -65,12 +77,30 @@ class SharedSegment {
   // `block` bytes from each rank into `out` in rank order.
   void allgather(const void* mine, std::size_t block, void* out);
 
+  // Where the segment beats the message algorithms (measured on 2 cores,
+  // docs/perf/collectives.md). With more ranks than cores a rank waiting on
+  // a flag wakes only when its turn on the core comes, where the engine's
+  // waits are woken by the message itself: broadcast and allreduce then go
+  // by messages. An allreduce of 2 ranks goes by messages from 4 KiB to
+  // 512 KiB, where the exchange of whole vectors by one kernel copy each
+  // (recursive doubling, halving-doubling) costs less than a copy into the
+  // segment, the shared combining and the copy out.
+  // TERN_COLL_SHM=on takes the segment wherever it can.
+  [[nodiscard]] bool bcast_pays() const noexcept { return always_ || !oversubscribed_; }
+  [[nodiscard]] bool allreduce_pays(std::size_t bytes) const noexcept {
+    if (always_) return true;
+    if (oversubscribed_) return false;
+    const bool power_of_two = (size_ & (size_ - 1)) == 0;
+    return !power_of_two || bytes <= 2048 || bytes >= (std::size_t{1} << 20);
+  }
+
  private:
   struct alignas(64) Flag {
     std::atomic<uint64_t> step{0};
     std::byte data[kSharedInline];  // the step's data when it fits
   };
-  SharedSegment(std::byte* base, int size, int rank) : base_(base), size_(size), rank_(rank) {}
+  SharedSegment(std::byte* base, int size, int rank, bool oversubscribed, bool always)
+      : base_(base), size_(size), rank_(rank), oversubscribed_(oversubscribed), always_(always) {}
   [[nodiscard]] static std::size_t bytes_for(int size) noexcept;
   [[nodiscard]] Flag& line(int r, uint64_t step) const noexcept;
   [[nodiscard]] Flag& done(int r) const noexcept;
@@ -91,19 +121,27 @@ class SharedSegment {
   // Combines every rank's data of `step` in rank order into `out`.
   [[nodiscard]] Status combine(uint64_t step, void* out, std::size_t count, const TypeInfo& type,
                                MPI_Datatype type_handle, MPI_Op op) const;
+  // The same over elements [first, first + count) of a slot-sized step,
+  // into `out`, that range of our own slot.
+  [[nodiscard]] Status combine_range(uint64_t step, std::byte* out, std::size_t first, std::size_t count,
+                                     const TypeInfo& type, MPI_Datatype type_handle, MPI_Op op);
 
   std::byte* base_;
   int size_;
   int rank_;
+  bool oversubscribed_;  // more ranks on this host than cores to run them
+  bool always_;          // TERN_COLL_SHM=on
   uint64_t step_ = 0;
-  uint64_t all_done_ = 0;  // every rank's done flag was at least this when last looked at
+  uint64_t all_done_ = 0;
+  std::vector<std::byte> scratch_;  // our part of a split combine, set aside  // every rank's done flag was at least this when last looked at
   engine::MemRegion* region_ = nullptr;  // rank 0's
   engine::RemoteKey* mapping_ = nullptr;  // the others'
 };
 
 // The communicator's segment, mapped on first use; null when its
 // collectives go by messages (ranks on several hosts, one rank, more than
-// kSharedMaxRanks, TERN_COLL_SHM=off, or the segment could not be mapped).
+// kSharedMaxRanks, TERN_COLL_SHM=off, or the segment could not be mapped);
+// with TERN_COLL_SHM=auto each collective takes it where it pays.
 [[nodiscard]] SharedSegment* shared_segment(Comm& comm);
 
 }  // namespace tern::mpi

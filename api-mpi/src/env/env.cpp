@@ -78,7 +78,7 @@ int initialize(const char* function, int required, int* provided) {
   const runtime::Config& config = runtime::global_config();
   state->wait_mode = config.wait_mode;
   state->spin_count = config.spin_count != 0 ? config.spin_count : 20000;
-  state->coll_shm = config.coll_shm != runtime::Switch::Off;
+  state->coll_shm = config.coll_shm;
 
   engine::WorkerParams params;
   params.thread_safe = state->multiple;

@@ -1,6 +1,6 @@
 // Collectives in long mixed sequences, as the shared segment of a one-host
 // communicator runs them (coll/shared.hpp): barrier, bcast from rotating
-// roots, allreduce, reduce to rotating roots and allgather, back to back
+// roots, allreduce, reduce to rotating roots, allgather and alltoall, back to back
 // without barriers between them, at sizes on both sides of the segment's
 // 64 KiB slot, on the world and on a split communicator at once. A
 // reduction with an operation that does not commute (2x2 matrix product)
@@ -47,7 +47,7 @@ void sequence(MPI_Comm comm, MPI_Op product, int steps) {
   for (int step = 0; step < steps; ++step) {
     const std::size_t bytes = sizes[step % 7];
     const int root = step % size;
-    switch (step % 5) {
+    switch (step % 6) {
       case 0:
         MPI_Barrier(comm);
         break;
@@ -84,6 +84,22 @@ void sequence(MPI_Comm comm, MPI_Op product, int steps) {
             }
             const Matrix got = result[static_cast<std::size_t>(i)];
             CHECK(got.a == expected.a && got.b == expected.b && got.c == expected.c && got.d == expected.d);
+          }
+        }
+        break;
+      }
+      case 4: {
+        const std::size_t block = bytes / static_cast<std::size_t>(size) / static_cast<std::size_t>(size);
+        std::vector<unsigned char> out(block * static_cast<std::size_t>(size)), in(out.size());
+        // Block r goes to rank r: its bytes name the sender and the receiver.
+        for (int r = 0; r < size; ++r) {
+          for (std::size_t i = 0; i < block; ++i) out[static_cast<std::size_t>(r) * block + i] = byte_of(rank * 8 + r, step, i);
+        }
+        MPI_Alltoall(out.data(), static_cast<int>(block), MPI_UNSIGNED_CHAR, in.data(), static_cast<int>(block),
+                     MPI_UNSIGNED_CHAR, comm);
+        for (int r = 0; r < size; ++r) {
+          for (std::size_t i = 0; i < block; ++i) {
+            CHECK(in[static_cast<std::size_t>(r) * block + i] == byte_of(r * 8 + rank, step, i));
           }
         }
         break;

@@ -273,6 +273,19 @@ void SharedSegment::allgather(const void* mine, std::size_t block, void* out) {
   }
 }
 
+void SharedSegment::alltoall(const void* send, std::size_t block, void* recv) {
+  const std::size_t bytes = block * static_cast<std::size_t>(size_);
+  const uint64_t step = ++step_;
+  publish(step, send, bytes);
+  auto* to = static_cast<std::byte*>(recv);
+  const std::size_t mine = static_cast<std::size_t>(rank_) * block;
+  for (int r = 0; r < size_; ++r) {
+    wait_arrived(r, step);
+    runtime::copy_bytes(to + static_cast<std::size_t>(r) * block, data(r, step, bytes) + mine, block);
+  }
+  finish(step);
+}
+
 SharedSegment* shared_segment(Comm& comm) {
   switch (comm.shared_state) {
     case Comm::SharedState::Ready:

@@ -76,6 +76,9 @@ class SharedSegment {
                               MPI_Op op, int root);
   // `block` bytes from each rank into `out` in rank order.
   void allgather(const void* mine, std::size_t block, void* out);
+  // Block r of `send` (`block` bytes each) to rank r, into block r of
+  // `recv` from rank r; size * block at most kSharedSlotBytes.
+  void alltoall(const void* send, std::size_t block, void* recv);
 
   // Where the segment beats the message algorithms (measured on 2 cores,
   // docs/perf/collectives.md). With more ranks than cores a rank waiting on

@@ -32,7 +32,7 @@ constexpr ConfigVariable kVariables[] = {
     {"TERN_COLL_SHM", "auto", "auto|on|off",
      "MPI collectives (barrier, broadcast, reduce, allreduce, allgather) of a communicator whose ranks share "
      "one host go through a segment they all map, by flags and copies. auto: where measured to pay (not "
-     "broadcast and allreduce with more ranks than cores); on: wherever they can; off: by messages."},
+     "a 2-rank allreduce of 4 KiB to 512 KiB); on: wherever they can; off: by messages."},
     {"TERN_SHM_RINGS", "auto", "auto|on|off",
      "Messages of up to 16 bytes on a node go through a ring per sender, two to a cache line, instead of one "
      "FIFO cell each. off: every message through the FIFO."},

@@ -75,7 +75,7 @@ Status coll_barrier(Comm& comm) {
 
 Status coll_bcast(Comm& comm, void* buffer, std::size_t bytes, int root) {
   if (bytes <= kSharedSlotBytes) {
-    if (SharedSegment* shared = shared_segment(comm); shared != nullptr && shared->bcast_pays()) {
+    if (SharedSegment* shared = shared_segment(comm)) {
       shared->bcast(buffer, bytes, root);
       return Status::Ok;
     }

@@ -81,18 +81,13 @@ class SharedSegment {
   void alltoall(const void* send, std::size_t block, void* recv);
 
   // Where the segment beats the message algorithms (measured on 2 cores,
-  // docs/perf/collectives.md). With more ranks than cores a rank waiting on
-  // a flag wakes only when its turn on the core comes, where the engine's
-  // waits are woken by the message itself: broadcast and allreduce then go
-  // by messages. An allreduce of 2 ranks goes by messages from 4 KiB to
-  // 512 KiB, where the exchange of whole vectors by one kernel copy each
-  // (recursive doubling, halving-doubling) costs less than a copy into the
-  // segment, the shared combining and the copy out.
+  // docs/perf/collectives.md): an allreduce of 2 ranks goes by messages
+  // from 4 KiB to 512 KiB, where the exchange of whole vectors by one kernel
+  // copy each (recursive doubling, halving-doubling) costs less than a copy
+  // into the segment, the shared combining and the copy out.
   // TERN_COLL_SHM=on takes the segment wherever it can.
-  [[nodiscard]] bool bcast_pays() const noexcept { return always_ || !oversubscribed_; }
   [[nodiscard]] bool allreduce_pays(std::size_t bytes) const noexcept {
     if (always_) return true;
-    if (oversubscribed_) return false;
     const bool power_of_two = (size_ & (size_ - 1)) == 0;
     return !power_of_two || bytes <= 2048 || bytes >= (std::size_t{1} << 20);
   }
@@ -113,7 +108,7 @@ class SharedSegment {
   // announces the step (after making sure the place is free).
   void publish(uint64_t step, const void* from, std::size_t bytes);
   // Waits until `flag` reaches `step`, keeping the engine's progress going.
-  static void wait_for(const Flag& flag, uint64_t step);
+  void wait_for(const Flag& flag, uint64_t step) const;
   // Waits until every rank has finished step `step - kSharedSlots` (our
   // slot of `step` is free).
   void wait_slot_free(uint64_t step);
@@ -132,7 +127,7 @@ class SharedSegment {
   std::byte* base_;
   int size_;
   int rank_;
-  bool oversubscribed_;  // more ranks on this host than cores to run them
+  bool oversubscribed_;  // more ranks on this host than cores: waits yield at once
   bool always_;          // TERN_COLL_SHM=on
   uint64_t step_ = 0;
   uint64_t all_done_ = 0;

@@ -194,14 +194,30 @@ Status SharedSegment::combine_range(uint64_t step, std::byte* out, std::size_t f
   return Status::Ok;
 }
 
-Status SharedSegment::allreduce(void* buffer, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
-                                MPI_Op op) {
-  const std::size_t piece = kSharedSlotBytes / type.size;
+namespace {
+
+// Calls piece(part, n) over `buffer` in slot-sized pieces of whole elements
+// (once for an empty vector, which still takes its step on every rank).
+template <typename Piece>
+Status by_pieces(void* buffer, std::size_t count, const TypeInfo& type, Piece&& piece) {
+  const std::size_t per_piece = kSharedSlotBytes / type.size;
   auto* data_at = static_cast<std::byte*>(buffer);
   Status status = Status::Ok;
-  for (std::size_t first = 0; first < count || first == 0; first += piece) {
-    const std::size_t n = std::min(piece, count - first);
-    auto* part = data_at + first * type.size;
+  std::size_t first = 0;
+  do {
+    const std::size_t n = std::min(per_piece, count - first);
+    const Status s = piece(data_at + first * type.size, n);
+    if (status == Status::Ok) status = s;
+    first += n;
+  } while (first < count);
+  return status;
+}
+
+}  // namespace
+
+Status SharedSegment::allreduce(void* buffer, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
+                                MPI_Op op) {
+  return by_pieces(buffer, count, type, [&](std::byte* part, std::size_t n) {
     const uint64_t step = ++step_;
     publish(step, part, n * type.size);
     wait_all_arrived(step);
@@ -209,45 +225,39 @@ Status SharedSegment::allreduce(void* buffer, std::size_t count, const TypeInfo&
     // than the combining it shares saves (4 ranks on 2 cores: 4-64 KiB
     // 1.6-2x slower split).
     if (n * type.size < kSplitCombineBytes || oversubscribed_) {
-      if (status == Status::Ok) status = combine(step, part, n, type, type_handle, op);
+      const Status status = combine(step, part, n, type, type_handle, op);
       finish(step);
-    } else {
-      // Each rank combines its share of the elements into that share of its
-      // own slot, which only it reads in this step, and announces it in a
-      // second step; then everyone copies every share.
-      auto share = [&](int r) { return n * static_cast<std::size_t>(r) / static_cast<std::size_t>(size_); };
-      const std::size_t mine = share(rank_), mine_count = share(rank_ + 1) - mine;
-      std::byte* result = data(rank_, step, kSharedSlotBytes) + mine * type.size;
-      if (status == Status::Ok && mine_count != 0) {
-        status = combine_range(step, result, mine, mine_count, type, type_handle, op);
-      }
-      const uint64_t results = ++step_;
-      publish(results, nullptr, 0);
-      for (int r = 0; r < size_; ++r) {
-        wait_arrived(r, results);
-        const std::size_t from = share(r), from_count = share(r + 1) - from;
-        runtime::copy_bytes(part + from * type.size, data(r, step, kSharedSlotBytes) + from * type.size,
-                            from_count * type.size);
-      }
-      finish(results);
+      return status;
     }
-    if (count == 0) break;
-  }
-  return status;
+    // Each rank combines its share of the elements into that share of its
+    // own slot, which only it reads in this step, and announces it in a
+    // second step; then everyone copies every share.
+    auto share = [&](int r) { return n * static_cast<std::size_t>(r) / static_cast<std::size_t>(size_); };
+    const std::size_t mine = share(rank_), mine_count = share(rank_ + 1) - mine;
+    std::byte* result = data(rank_, step, kSharedSlotBytes) + mine * type.size;
+    Status status = Status::Ok;
+    if (mine_count != 0) status = combine_range(step, result, mine, mine_count, type, type_handle, op);
+    const uint64_t results = ++step_;
+    publish(results, nullptr, 0);
+    for (int r = 0; r < size_; ++r) {
+      wait_arrived(r, results);
+      const std::size_t from = share(r), from_count = share(r + 1) - from;
+      runtime::copy_bytes(part + from * type.size, data(r, step, kSharedSlotBytes) + from * type.size,
+                          from_count * type.size);
+    }
+    finish(results);
+    return status;
+  });
 }
 
 Status SharedSegment::reduce(void* buffer, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
                              MPI_Op op, int root) {
-  const std::size_t piece = kSharedSlotBytes / type.size;
   // The root combines into its own buffer in one pass where the order does
   // not matter; nobody reads its contribution then.
   const bool root_in_place = rank_ == root && op_commutative(op);
-  auto* data_at = static_cast<std::byte*>(buffer);
-  Status status = Status::Ok;
-  for (std::size_t first = 0; first < count || first == 0; first += piece) {
-    const std::size_t n = std::min(piece, count - first);
-    void* part = data_at + first * type.size;
+  return by_pieces(buffer, count, type, [&](std::byte* part, std::size_t n) {
     const uint64_t step = ++step_;
+    Status status = Status::Ok;
     if (root_in_place) {
       for (int r = 0; r < size_; ++r) {
         if (r == root) continue;
@@ -260,13 +270,12 @@ Status SharedSegment::reduce(void* buffer, std::size_t count, const TypeInfo& ty
       publish(step, part, n * type.size);
       if (rank_ == root) {
         wait_all_arrived(step);
-        if (status == Status::Ok) status = combine(step, part, n, type, type_handle, op);
+        status = combine(step, part, n, type, type_handle, op);
       }
     }
     finish(step);
-    if (count == 0) break;
-  }
-  return status;
+    return status;
+  });
 }
 
 void SharedSegment::allgather(const void* mine, std::size_t block, void* out) {

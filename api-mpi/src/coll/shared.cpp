@@ -46,6 +46,19 @@ std::byte* SharedSegment::data(int r, uint64_t step, std::size_t bytes) const no
          (kSharedSlots * static_cast<std::size_t>(r) + step % kSharedSlots) * kSharedSlotBytes;
 }
 
+void SharedSegment::publish_streamed(uint64_t step, const std::byte* from, std::size_t bytes, std::size_t piece) {
+  wait_slot_free(step);
+  Flag& mine = line(rank_, step);
+  mine.streamed.store(0, std::memory_order_relaxed);
+  mine.step.store(step, std::memory_order_release);
+  std::byte* to = data(rank_, step, bytes);
+  for (std::size_t offset = 0; offset < bytes; offset += piece) {
+    const std::size_t n = std::min(piece, bytes - offset);
+    runtime::copy_bytes(to + offset, from + offset, n);
+    mine.streamed.store(offset + n, std::memory_order_release);
+  }
+}
+
 void SharedSegment::publish(uint64_t step, const void* from, std::size_t bytes) {
   wait_slot_free(step);
   if (from != nullptr && bytes != 0) runtime::copy_bytes(data(rank_, step, bytes), from, bytes);
@@ -100,8 +113,8 @@ std::unique_ptr<SharedSegment> SharedSegment::create(Comm& comm) {
   return segment;
 }
 
-void SharedSegment::wait_for(const Flag& flag, uint64_t step) const {
-  if (flag.step.load(std::memory_order_acquire) >= step) return;
+void SharedSegment::wait_for(const std::atomic<uint64_t>& word, uint64_t value) const {
+  if (word.load(std::memory_order_acquire) >= value) return;
   const State& state = *g_state;
   // More ranks than cores: the rank we wait for most likely waits for our
   // core, so hand it over at once (spinning 64-100 polls first cost about
@@ -112,7 +125,7 @@ void SharedSegment::wait_for(const Flag& flag, uint64_t step) const {
                                                                           : state.spin_count;
   std::size_t polls = 0;
   unsigned yields = 0;
-  while (flag.step.load(std::memory_order_acquire) < step) {
+  while (word.load(std::memory_order_acquire) < value) {
     // Past the spins, every look: a peer blocked on a message of ours (one
     // we forward in a tree, a send waiting for room) must not wait for our
     // next turn at the core and then 16 more.
@@ -255,19 +268,33 @@ Status SharedSegment::reduce(void* buffer, std::size_t count, const TypeInfo& ty
   // The root combines into its own buffer in one pass where the order does
   // not matter; nobody reads its contribution then.
   const bool root_in_place = rank_ == root && op_commutative(op);
+  // Long enough, and folded by the root as it arrives: streamed in pieces of
+  // whole elements.
+  const std::size_t stream_piece = kSharedStreamBytes / type.size * type.size;
   return by_pieces(buffer, count, type, [&](std::byte* part, std::size_t n) {
     const uint64_t step = ++step_;
+    const std::size_t bytes = n * type.size;
+    const bool streamed = op_commutative(op) && bytes >= 2 * kSharedStreamBytes;
     Status status = Status::Ok;
     if (root_in_place) {
       for (int r = 0; r < size_; ++r) {
         if (r == root) continue;
         wait_arrived(r, step);
-        if (status == Status::Ok && apply_op(op, type_handle, data(r, step, n * type.size), part, n) != MPI_SUCCESS) {
-          status = Status::InvalidParam;
+        const std::byte* in = data(r, step, bytes);
+        const std::size_t piece = streamed ? stream_piece : bytes;
+        for (std::size_t offset = 0; offset < bytes; offset += piece) {
+          const std::size_t m = std::min(piece, bytes - offset);
+          if (streamed) wait_for(line(r, step).streamed, offset + m);
+          if (status == Status::Ok &&
+              apply_op(op, type_handle, in + offset, part + offset, m / type.size) != MPI_SUCCESS) {
+            status = Status::InvalidParam;
+          }
         }
       }
+    } else if (streamed && rank_ != root) {
+      publish_streamed(step, part, bytes, stream_piece);
     } else {
-      publish(step, part, n * type.size);
+      publish(step, part, bytes);
       if (rank_ == root) {
         wait_all_arrived(step);
         status = combine(step, part, n, type, type_handle, op);

@@ -48,7 +48,10 @@ inline constexpr std::size_t kSplitCombineBytes = 8 * 1024;
 // a slot at a time; broadcasts above a slot go by messages, whose single
 // copy (CMA) is quicker than two through the segment.
 inline constexpr std::size_t kSharedVectorBytes = std::size_t{1} << 30;
-inline constexpr std::size_t kSharedInline = 56;  // bytes that travel in the step line
+inline constexpr std::size_t kSharedInline = 48;  // bytes that travel in the step line
+// A reduce of at least two of these streams: the root folds each piece as
+// soon as it is in, while the rest is still being copied.
+inline constexpr std::size_t kSharedStreamBytes = 8 * 1024;
 // Communicators larger than this keep the message algorithms (every rank
 // polls every other rank's flag line).
 inline constexpr int kSharedMaxRanks = 64;
@@ -95,7 +98,8 @@ class SharedSegment {
  private:
   struct alignas(64) Flag {
     std::atomic<uint64_t> step{0};
-    std::byte data[kSharedInline];  // the step's data when it fits
+    std::atomic<uint64_t> streamed{0};  // bytes in the slot so far, while a reduce streams
+    std::byte data[kSharedInline];      // the step's data when it fits
   };
   SharedSegment(std::byte* base, int size, int rank, bool oversubscribed, bool always)
       : base_(base), size_(size), rank_(rank), oversubscribed_(oversubscribed), always_(always) {}
@@ -108,7 +112,10 @@ class SharedSegment {
   // announces the step (after making sure the place is free).
   void publish(uint64_t step, const void* from, std::size_t bytes);
   // Waits until `flag` reaches `step`, keeping the engine's progress going.
-  void wait_for(const Flag& flag, uint64_t step) const;
+  void wait_for(const std::atomic<uint64_t>& word, uint64_t value) const;
+  void wait_for(const Flag& flag, uint64_t step) const { wait_for(flag.step, step); }
+  // publish() a piece at a time, each announced in the line's `streamed`.
+  void publish_streamed(uint64_t step, const std::byte* from, std::size_t bytes, std::size_t piece);
   // Waits until every rank has finished step `step - kSharedSlots` (our
   // slot of `step` is free).
   void wait_slot_free(uint64_t step);

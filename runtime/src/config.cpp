@@ -30,7 +30,7 @@ constexpr ConfigVariable kVariables[] = {
      "Large messages on a node: the sender copies part of the data itself (process_vm_writev) while the "
      "receiver copies the rest, two cores at once. off: the receiver copies it all."},
     {"TERN_COLL_SHM", "auto", "auto|on|off",
-     "MPI collectives (barrier, broadcast, reduce, allreduce, allgather) of a communicator whose ranks share "
+     "MPI collectives (barrier, broadcast, reduce, allreduce, allgather, alltoall) of a communicator whose ranks share "
      "one host go through a segment they all map, by flags and copies. auto: where measured to pay (not "
      "a 2-rank allreduce of 4 KiB to 512 KiB); on: wherever they can; off: by messages."},
     {"TERN_SHM_RINGS", "auto", "auto|on|off",
@@ -45,8 +45,8 @@ constexpr ConfigVariable kVariables[] = {
     {"TERN_TM_THRESH", "512K", "size", "Receives of at least this many bytes go to the tag-matching device, and "
      "sends of at least this many bytes look for one there."},
     {"TERN_TM_THRESH_MAPPED", "4K", "size",
-     "The same threshold for receive buffers that local peers map (MPI_Alloc_mem, Worker::mem_alloc, the "
-     "SHMEM heap): a local sender fills those with a plain copy, no system call, so smaller messages pay."},
+     "The same threshold for receive buffers that local peers map (MPI_Alloc_mem, Worker::mem_alloc): a local "
+     "sender fills those with a plain copy, no system call, so smaller messages pay."},
     {"TERN_TM_CAPACITY", "64", "0..64", "Receives the tag-matching device holds at once (0: none)."},
     {"TERN_SHM_ARENA_SIZE", "16G", "size; 0 turns the arena off",
      "Address space reserved for memory from Worker::mem_alloc, which local peers map and copy from "

@@ -52,6 +52,16 @@ Status coll_sendrecv(Comm& comm, const void* send_buffer, std::size_t send_bytes
   return sent != Status::Ok ? sent : s;
 }
 
+namespace {
+
+// Reductions take the segment whatever the order of the operation (it
+// combines in rank order where that matters).
+SharedSegment* shared_reduce_segment(Comm& comm, std::size_t bytes) {
+  return bytes <= kSharedVectorBytes ? shared_segment(comm) : nullptr;
+}
+
+}  // namespace
+
 Status coll_barrier(Comm& comm) {
   if (SharedSegment* shared = shared_segment(comm)) {
     shared->barrier();
@@ -109,8 +119,8 @@ Status coll_bcast(Comm& comm, void* buffer, std::size_t bytes, int root) {
 // `root`; on the root it ends holding the result.
 Status coll_reduce(Comm& comm, void* accumulator, std::size_t count, const TypeInfo& type, MPI_Datatype type_handle,
               MPI_Op op, int root) {
-  if (count * type.size <= kSharedVectorBytes) {
-    if (SharedSegment* shared = shared_segment(comm)) return shared->reduce(accumulator, count, type, type_handle, op, root);
+  if (SharedSegment* shared = shared_reduce_segment(comm, count * type.size)) {
+    return shared->reduce(accumulator, count, type, type_handle, op, root);
   }
   const unsigned tag = next_tag_base(comm);
   const int size = comm.size;
@@ -137,8 +147,8 @@ Status coll_reduce(Comm& comm, void* accumulator, std::size_t count, const TypeI
 // collects every contribution and combines a0 op (a1 op (... op an-1)).
 Status coll_reduce_ordered(Comm& comm, void* accumulator, std::size_t count, const TypeInfo& type,
                       MPI_Datatype type_handle, MPI_Op op, int root) {
-  if (count * type.size <= kSharedVectorBytes) {
-    if (SharedSegment* shared = shared_segment(comm)) return shared->reduce(accumulator, count, type, type_handle, op, root);
+  if (SharedSegment* shared = shared_reduce_segment(comm, count * type.size)) {
+    return shared->reduce(accumulator, count, type, type_handle, op, root);
   }
   const unsigned tag = next_tag_base(comm);
   const std::size_t bytes = count * type.size;

@@ -31,6 +31,10 @@ class SharedArena {
   // False when `pointer` did not come from this arena.
   bool deallocate(void* pointer) noexcept;
 
+  // Whether [pointer, pointer + length) lies in the arena.
+  [[nodiscard]] bool contains(const void* pointer, std::size_t length) const noexcept {
+    return contains(pointer) && (length == 0 || contains(static_cast<const std::byte*>(pointer) + length - 1));
+  }
   [[nodiscard]] bool contains(const void* pointer) const noexcept {
     auto address = reinterpret_cast<uintptr_t>(pointer);
     return address >= reinterpret_cast<uintptr_t>(base_) && address < reinterpret_cast<uintptr_t>(base_) + capacity_;

@@ -49,7 +49,7 @@ class ShmIface final : public Iface {
   [[nodiscard]] void* mem_alloc(std::size_t size) noexcept override { return arena_.allocate(size); }
   bool mem_free(void* pointer) noexcept override { return arena_.deallocate(pointer); }
   [[nodiscard]] bool mem_owns(const void* pointer, std::size_t length) const noexcept override {
-    return arena_.contains(pointer) && (length == 0 || arena_.contains(static_cast<const char*>(pointer) + length - 1));
+    return arena_.contains(pointer, length);
   }
 
   // For ShmEp.

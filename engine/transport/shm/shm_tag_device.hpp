@@ -31,8 +31,7 @@ class ShmTagDevice final : public TagDevice {
   }
 
   [[nodiscard]] bool maps(const void* buffer, std::size_t length) const noexcept override {
-    return arena_ != nullptr && arena_->contains(buffer) &&
-           (length == 0 || arena_->contains(static_cast<const std::byte*>(buffer) + length - 1));
+    return arena_ != nullptr && arena_->contains(buffer, length);
   }
   // Receives into this arena's memory are filled by a plain copy.
   void set_arena(const SharedArena* arena) noexcept { arena_ = arena; }

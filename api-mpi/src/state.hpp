@@ -17,6 +17,7 @@
 #include <string>
 #include <utility>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "attr/attributes.hpp"
@@ -254,6 +255,8 @@ struct State {
   engine::Worker* worker = nullptr;
   int thread_level = MPI_THREAD_SINGLE;
   bool multiple = false;
+  // Point-to-point calls queue for the progress thread (Worker::delays_submissions).
+  bool delayed = false;
   std::thread::id main_thread;
   runtime::WaitMode wait_mode = runtime::WaitMode::Adaptive;
   std::size_t spin_count = 20000;
@@ -368,6 +371,14 @@ void progress_until(Done&& done) {
   State& state = *g_state;
   std::size_t idle_polls = 0;
   if (done()) return;
+  if (state.delayed) {
+    // Delayed submission: the progress thread does the work, and this thread
+    // waits for it without taking the worker's lock.
+    using Condition = std::remove_reference_t<Done>;
+    state.worker->wait_until([](void* condition) { return (*static_cast<Condition*>(condition))(); },
+                             const_cast<void*>(static_cast<const void*>(&done)));
+    return;
+  }
   // One progress before saying we wait: what we wait for has often landed
   // while we were away (a receive a tag device filled), and the mark is a
   // store to a line the senders read, a miss each way.
@@ -396,6 +407,13 @@ void progress_until(Done&& done) {
     (void)poll(&wakeup, 1, 1);
   }
   state.worker->set_waiting(false);
+}
+
+// The progress a test call (MPI_Test...) makes before it looks again. None
+// with delayed submission: the progress thread progresses, and a test only
+// looks, without the worker's lock.
+inline void progress_for_test() {
+  if (!g_state->delayed) (void)g_state->worker->progress();
 }
 
 // Whether an engine request is done: a lock-free read, also under

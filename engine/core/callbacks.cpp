@@ -101,10 +101,29 @@ Status start_with_callback(WorkerImpl& worker, const char* call, const Callback&
   return worker.attach_callback(RequestImpl::from(request), callback);
 }
 
+// With delayed submission the callback always runs: the call returns before
+// anyone knows how the operation ends.
+Status submit_with_callback(WorkerImpl& worker, const char* call, Submission submission, TagRecvInfo* info) {
+  if (!check_callback(call, submission.callback)) return Status::InvalidParam;
+  Request* unused = nullptr;
+  return worker.submit(submission, unused, info);
+}
+
 }  // namespace
 
 Status Worker::tag_send_nb(Endpoint* endpoint, const void* buffer, std::size_t length, uint64_t tag,
                            const Callback& callback, unsigned flags) {
+  if (impl_->delays_calls_here()) {
+    return submit_with_callback(*impl_, "tag_send_nb",
+                                {.op = Submission::Op::Send,
+                                 .flags = flags,
+                                 .endpoint = endpoint,
+                                 .buffer = const_cast<void*>(buffer),
+                                 .length = length,
+                                 .tag = tag,
+                                 .callback = callback},
+                                nullptr);
+  }
   return start_with_callback(*impl_, "tag_send_nb", callback, [&](Request*& request) {
     return impl_->tag_send_nb(endpoint, buffer, length, tag, request, flags);
   });
@@ -112,6 +131,12 @@ Status Worker::tag_send_nb(Endpoint* endpoint, const void* buffer, std::size_t l
 
 Status Worker::tag_recv_nb(void* buffer, std::size_t length, uint64_t tag, uint64_t mask, const Callback& callback,
                            TagRecvInfo* info) {
+  if (impl_->delays_calls_here()) {
+    return submit_with_callback(
+        *impl_, "tag_recv_nb",
+        {.op = Submission::Op::Recv, .buffer = buffer, .length = length, .tag = tag, .mask = mask, .callback = callback},
+        info);
+  }
   return start_with_callback(*impl_, "tag_recv_nb", callback, [&](Request*& request) {
     return impl_->tag_recv_nb(buffer, length, tag, mask, request, info);
   });

@@ -92,8 +92,7 @@ void ProgressThread::advance() {
   watch_cv_.notify_all();
 }
 
-void ProgressThread::wait_for_progress(int timeout_ms) {
-  const uint64_t since = armed_epoch_.load(std::memory_order_relaxed);
+void ProgressThread::wait_past(uint64_t since, int timeout_ms) {
   watchers_.fetch_add(1, std::memory_order_seq_cst);
   {
     std::unique_lock<std::mutex> lock(watch_mutex_);
@@ -139,7 +138,19 @@ void ProgressThread::run_blocking() {
       sends_blocked = worker_.blocked_endpoints_ != 0;
     }
     if (stopping()) break;
+    // Delayed submissions wake it only when it says it sleeps (the fences
+    // pair with the one after a submitter's push).
+    DelayedSubmission* delayed = worker_.delayed_.get();
+    if (delayed != nullptr) {
+      delayed->consumer_asleep.store(true, std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      if (delayed->pending()) {
+        delayed->consumer_asleep.store(false, std::memory_order_relaxed);
+        continue;
+      }
+    }
     worker_.sleep_thread_safe(completions_seen, sends_blocked ? kBlockedSendsSleepMs : kIdleSleepMs);
+    if (delayed != nullptr) delayed->consumer_asleep.store(false, std::memory_order_relaxed);
   }
 }
 

@@ -45,7 +45,12 @@ class ProgressThread {
   // signal() was called) or `timeout_ms` passes, which covers the thread
   // having handled the caller's event just before arm().
   void note_armed() noexcept { armed_epoch_.store(epoch_.load(std::memory_order_acquire), std::memory_order_relaxed); }
-  void wait_for_progress(int timeout_ms);
+  void wait_for_progress(int timeout_ms) { wait_past(armed_epoch_.load(std::memory_order_relaxed), timeout_ms); }
+  // The thread's productive rounds so far, and a sleep until it gets past
+  // `since` (or `timeout_ms` passes): read the epoch, check the condition,
+  // then sleep, and no event between the two is missed.
+  [[nodiscard]] uint64_t epoch() const noexcept { return epoch_.load(std::memory_order_seq_cst); }
+  void wait_past(uint64_t since, int timeout_ms);
   // Wakes the callers in wait_for_progress (the thread itself, after events; signal()).
   void advance();
 

@@ -49,6 +49,9 @@ class RequestImpl final : public Request {
     needs_ack = false;
     has_callback = false;
     cancel_requested = false;
+    delayed_handle = false;
+    forward = nullptr;
+    forwarded_from = nullptr;
     endpoint = nullptr;
     buffer = nullptr;
     length = 0;
@@ -86,6 +89,10 @@ class RequestImpl final : public Request {
   // caller holds such a request, so `user_data` carries its CallbackSlot.
   bool has_callback = false;
   bool cancel_requested = false;  // send: its receiver was (or will be) asked to drop it
+  // The caller's handle of a delayed submission (delayed_submission.hpp):
+  // nothing in the worker touches it once done, so it goes back without
+  // the lock.
+  bool delayed_handle = false;
   unsigned flags = 0;
   Endpoint* endpoint = nullptr;
   void* buffer = nullptr;     // user buffer (send: const data)
@@ -102,7 +109,15 @@ class RequestImpl final : public Request {
   runtime::ListHook queue_hook;  // on its endpoint's send queue
   transport::Completion completion;
   uint64_t control_words[2] = {};  // Control: the message to send
-  RequestImpl* next_free = nullptr;
+  // A delayed submission that did not end when dispatched goes on as
+  // `forwarded_from`, an inner request whose completion completes the
+  // caller's handle `forward` (and a cancel of the handle cancels it). The
+  // pool's link and the handle's link are never needed at once.
+  union {
+    RequestImpl* next_free = nullptr;  // while in the pool
+    RequestImpl* forwarded_from;       // a delayed handle, while its inner request runs
+  };
+  RequestImpl* forward = nullptr;
 };
 
 static_assert(sizeof(RequestImpl) <= 256, "requests are pooled; keep them small");

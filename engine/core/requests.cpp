@@ -30,6 +30,19 @@ void WorkerImpl::complete(RequestImpl* request, Status status) noexcept {
     acks_.remove(request->ack_id);
     request->ack_id = 0;
   }
+  if (TERN_UNLIKELY(request->forward != nullptr)) {
+    // The inner request of a delayed submission: the caller holds `forward`.
+    RequestImpl* handle = request->forward;
+    handle->mutable_info() = request->info();
+    handle->forwarded_from = nullptr;
+    request->forward = nullptr;
+    requests_.put(request);
+    return complete(handle, status);
+  }
+  // Read before the status is published: from then on the caller may give
+  // the request back (a delayed handle, without the lock) and it be reused.
+  const bool has_callback = request->has_callback;
+  const bool recycle = request->released || request->kind == RequestKind::Control;
   request->set_status(status);
   if (thread_safe_) {
     completions_.fetch_add(1, std::memory_order_seq_cst);
@@ -40,8 +53,8 @@ void WorkerImpl::complete(RequestImpl* request, Status status) noexcept {
       sleep_cv_.notify_all();
     }
   }
-  if (TERN_UNLIKELY(request->has_callback)) return queue_callback(request, status);
-  if (request->released || request->kind == RequestKind::Control) requests_.put(request);
+  if (TERN_UNLIKELY(has_callback)) return queue_callback(request, status);
+  if (recycle) requests_.put(request);
 }
 
 void WorkerImpl::release(RequestImpl* request) noexcept {
@@ -53,6 +66,8 @@ void WorkerImpl::release(RequestImpl* request) noexcept {
 }
 
 Status WorkerImpl::cancel(RequestImpl* request) noexcept {
+  // A delayed submission that went on as an inner request.
+  if (request->forwarded_from != nullptr) return cancel(request->forwarded_from);
   if (request->kind == RequestKind::Send && !request->done()) return cancel_send(request);
   if (request->kind != RequestKind::Recv || !request->expected.hook.linked()) return Status::Busy;
   // A sender that claimed it through the tag device is filling it now.

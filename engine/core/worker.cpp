@@ -9,6 +9,29 @@
 
 namespace tern::engine {
 
+namespace {
+
+// Until `request` is done: with the progress thread's queue, without the lock.
+void await_done(WorkerImpl& impl, Request* request) {
+  if (RequestImpl::from(request)->delayed_handle) {
+    return impl.wait_delayed([](void* r) { return static_cast<Request*>(r)->done(); }, request);
+  }
+  impl.wait_until([request] { return request->done(); });
+}
+
+// Delayed submission by TERN_DELAYED_SUBMISSION (config.cpp says when auto
+// turns it on).
+bool wants_delayed_submission(const WorkerParams& params) {
+  switch (params.config.delayed_submission) {
+    case runtime::Switch::On: return params.progress != runtime::ProgressMode::Caller;
+    case runtime::Switch::Off: return false;
+    case runtime::Switch::Auto: break;
+  }
+  return params.progress == runtime::ProgressMode::Thread && params.thread_safe;
+}
+
+}  // namespace
+
 Worker::Worker(std::unique_ptr<WorkerImpl> impl) : impl_(std::move(impl)) {}
 // The progress thread goes first: it may be inside progress() or asleep on
 // the wakeup fd, both of which use what the rest of the worker owns.
@@ -21,6 +44,11 @@ Status Worker::create(const WorkerParams& params, std::unique_ptr<Worker>& out) 
     // The thread and the program share the worker from here on. Set before
     // the thread exists, so that both see the lock taken from the start.
     impl->thread_safe_ = true;
+    if (wants_delayed_submission(params)) {
+      impl->delayed_ = std::make_unique<DelayedSubmission>();
+      WorkerImpl::Guard guard(*impl);
+      impl->refill_reserve();
+    }
     if (Status s = ProgressThread::start(*impl, params.progress, impl->progress_thread_); s != Status::Ok) return s;
     TERN_LOG(Debug, "worker: progress thread started (%s)", runtime::to_string(params.progress));
   }
@@ -47,6 +75,16 @@ unsigned Worker::progress() {
 Status Worker::tag_send_nb(Endpoint* endpoint, const void* buffer, std::size_t length, uint64_t tag,
                            Request*& request, unsigned flags) {
   if (TERN_LIKELY(!impl_->thread_safe_)) return impl_->tag_send_nb(endpoint, buffer, length, tag, request, flags);
+  if (impl_->delays_calls_here()) {
+    return impl_->submit({.op = Submission::Op::Send,
+                          .flags = flags,
+                          .endpoint = endpoint,
+                          .buffer = const_cast<void*>(buffer),
+                          .length = length,
+                          .tag = tag,
+                          .callback = {}},
+                         request, nullptr);
+  }
   WorkerImpl::Guard guard(*impl_);
   return impl_->tag_send_nb(endpoint, buffer, length, tag, request, flags);
 }
@@ -54,6 +92,11 @@ Status Worker::tag_send_nb(Endpoint* endpoint, const void* buffer, std::size_t l
 Status Worker::tag_recv_nb(void* buffer, std::size_t length, uint64_t tag, uint64_t mask, Request*& request,
                            TagRecvInfo* info) {
   if (TERN_LIKELY(!impl_->thread_safe_)) return impl_->tag_recv_nb(buffer, length, tag, mask, request, info);
+  if (impl_->delays_calls_here()) {
+    return impl_->submit(
+        {.op = Submission::Op::Recv, .buffer = buffer, .length = length, .tag = tag, .mask = mask, .callback = {}},
+        request, info);
+  }
   WorkerImpl::Guard guard(*impl_);
   return impl_->tag_recv_nb(buffer, length, tag, mask, request, info);
 }
@@ -80,7 +123,7 @@ Status Worker::tag_recv(void* buffer, std::size_t length, uint64_t tag, uint64_t
   Request* request = nullptr;
   Status status = tag_recv_nb(buffer, length, tag, mask, request, info);
   if (status != Status::InProgress) return status;
-  impl_->wait_until([request] { return request->done(); });
+  await_done(*impl_, request);
   if (info != nullptr) *info = request->info();
   status = request->status();
   release(request);
@@ -89,6 +132,8 @@ Status Worker::tag_recv(void* buffer, std::size_t length, uint64_t tag, uint64_t
 
 Status Worker::test(Request* request) {
   if (request == nullptr) return Status::InvalidParam;
+  // The progress thread progresses; the caller only looks.
+  if (RequestImpl::from(request)->delayed_handle) return request->status();
   WorkerImpl::Guard guard(*impl_);
   if (!request->done()) impl_->progress();
   return request->status();
@@ -96,7 +141,7 @@ Status Worker::test(Request* request) {
 
 Status Worker::wait(Request* request) {
   if (request == nullptr) return Status::InvalidParam;
-  impl_->wait_until([request] { return request->done(); });
+  await_done(*impl_, request);
   Status status = request->status();
   release(request);
   return status;
@@ -111,6 +156,9 @@ Status Worker::cancel(Request* request) {
 void Worker::release(Request* request) {
   if (request == nullptr) return;
   if (TERN_LIKELY(!impl_->thread_safe_)) return impl_->release(RequestImpl::from(request));
+  if (RequestImpl::from(request)->delayed_handle && request->done()) {
+    return impl_->release_delayed(RequestImpl::from(request));
+  }
   WorkerImpl::Guard guard(*impl_);
   impl_->release(RequestImpl::from(request));
 }
@@ -121,6 +169,13 @@ void Worker::set_waiting(bool waiting) noexcept {
 }
 
 int Worker::waiting_threads() const noexcept { return impl_->waiting_threads(); }
+
+bool Worker::delays_submissions() const noexcept { return impl_->delayed_ != nullptr; }
+
+void Worker::wait_until(bool (*done)(void*), void* arg) {
+  if (impl_->delays_calls_here()) return impl_->wait_delayed(done, arg);
+  impl_->wait_until([done, arg] { return done(arg); });
+}
 
 runtime::ProgressMode Worker::progress_mode() const noexcept {
   return impl_->progress_thread_ ? impl_->progress_thread_->mode() : runtime::ProgressMode::Caller;

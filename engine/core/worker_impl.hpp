@@ -15,6 +15,7 @@
 #include "core/endpoint.hpp"
 #include "core/callback_queue.hpp"
 #include "core/cpu_hop.hpp"
+#include "core/delayed_submission.hpp"
 #include "core/failed_lane.hpp"
 #include "core/multi_transfer.hpp"
 #include "core/payload_cache.hpp"
@@ -39,8 +40,14 @@ class WorkerImpl {
   // Takes the worker's lock when it was created thread-safe.
   class Guard {
    public:
+    // With delayed submission, whoever takes the lock dispatches what the
+    // program's threads queued first: a probe, a cancel or a direct call
+    // then sees every operation queued before it.
     explicit Guard(WorkerImpl& worker) : mutex_(worker.thread_safe_ ? &worker.mutex_ : nullptr) {
-      if (mutex_ != nullptr) mutex_->lock();
+      if (mutex_ != nullptr) {
+        mutex_->lock();
+        worker.flush_delayed();
+      }
     }
     ~Guard() {
       if (mutex_ != nullptr) mutex_->unlock();
@@ -65,6 +72,7 @@ class WorkerImpl {
 
   unsigned progress() {
     unsigned events = 0;
+    if (TERN_UNLIKELY(delayed_ != nullptr)) events += dispatch_delayed_if_any();
     for (transport::Iface* iface : iface_list_) events += iface->progress();
     if (TERN_UNLIKELY(!callbacks_.empty())) events += run_callbacks();
     // Only when there were any, to keep a store out of the empty polls that
@@ -106,6 +114,36 @@ class WorkerImpl {
   // Progresses (and, by the wait mode, sleeps) until `done()` holds.
   template <typename Done>
   void wait_until(Done&& done);
+
+  // --- delayed submission (core/delayed_submission.cpp)
+  // Whether a tag call made on this thread goes through the queue: delayed
+  // submission is on, and the caller is not the progress thread itself (a
+  // callback posting its next operation goes the direct way).
+  [[nodiscard]] bool delays_calls_here() const noexcept {
+    return delayed_ != nullptr && progress_thread_ != nullptr && !progress_thread_->is_current();
+  }
+  // Queues a send or receive for the lock holder and returns InProgress with
+  // a request (`submission.request` null) or for the callback. Argument
+  // errors come back at once; with the queue full or the reserve empty the
+  // call is made under the lock instead, after what was queued before it.
+  [[nodiscard]] Status submit(Submission submission, Request*& request, TagRecvInfo* info);
+  // Under the lock: dispatches what the program's threads queued, in order
+  // (returns how many), unless a dispatch is running already further up.
+  unsigned dispatch_delayed_if_any() {
+    if (!delayed_->pending() || delayed_->dispatching) return 0;
+    return dispatch_delayed();
+  }
+  unsigned dispatch_delayed();
+  // Tops the reserve of requests up (DelayedSubmission::kReserveTarget).
+  void refill_reserve();
+  void flush_delayed() {
+    if (TERN_UNLIKELY(delayed_ != nullptr)) (void)dispatch_delayed_if_any();
+  }
+  // Gives a done delayed handle back without the lock.
+  void release_delayed(RequestImpl* request) noexcept;
+  // A wait of the program's own that leaves progress to the thread: spins on
+  // `done`, then sleeps until the thread handles events (at most 1 ms).
+  void wait_delayed(bool (*done)(void*), void* arg);
 
   // --- send protocols (proto/tag_send.cpp)
   [[nodiscard]] Status tag_send_nb(Endpoint* ep, const void* buffer, std::size_t length, uint64_t tag,
@@ -242,6 +280,8 @@ class WorkerImpl {
   CallbackQueue callbacks_;
   Notifier* notifier_ = nullptr;  // Worker::set_notifier
   MultiTransfers multi_transfers_;  // proto/multi_*.cpp
+  // Set when tag calls are queued for the progress thread (TERN_DELAYED_SUBMISSION).
+  std::unique_ptr<DelayedSubmission> delayed_;
 
  private:
   WorkerImpl() = default;
@@ -249,6 +289,7 @@ class WorkerImpl {
   [[nodiscard]] Status open_ifaces();
   [[nodiscard]] Status open_wakeup();
   void attach_tag_device();
+  void dispatch(const Submission& submission);
 };
 
 // False (logged, naming `call`) when the callback has no function.

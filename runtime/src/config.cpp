@@ -62,6 +62,10 @@ constexpr ConfigVariable kVariables[] = {
     {"TERN_PROGRESS_CPUS", "none", "CPU list such as 3 or 2-3,6, or none",
      "CPUs a progress thread (TERN_PROGRESS) is bound to. none: it runs where its process may. ternrun sets it, "
      "per rank, to a core no rank is bound to when there is one (--report-bindings shows it)."},
+    {"TERN_DELAYED_SUBMISSION", "auto", "auto|on|off",
+     "With a progress thread, the program's threads queue their sends and receives for it instead of taking the "
+     "worker's lock, and their waits leave progress to it. auto: with a polling thread (TERN_PROGRESS=thread) "
+     "in a thread-safe worker (MPI_THREAD_MULTIPLE); on: with any progress thread; off: never."},
     {"TERN_TLS", "all", "comma list of self,shm,verbs,tcp", "Restricts which transports the engine may use."},
     {"TERN_TCP_IF", "auto", "comma list of interface names and IPv4 CIDR blocks, auto or none",
      "Interfaces the TCP transport listens and connects on (like Open MPI's btl_tcp_if_include). auto: every "
@@ -301,6 +305,8 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
     return reject("TERN_SPIN_COUNT", v);
   if (const char* v = lookup("TERN_PROGRESS"); v && !parse_progress_mode(v, config.progress))
     return reject("TERN_PROGRESS", v);
+  if (const char* v = lookup("TERN_DELAYED_SUBMISSION"); v && !parse_switch(v, config.delayed_submission))
+    return reject("TERN_DELAYED_SUBMISSION", v);
   if (const char* v = lookup("TERN_PROGRESS_CPUS")) {
     if (std::string_view(v) == "none" || *v == '\0') {
       config.progress_cpus.clear();

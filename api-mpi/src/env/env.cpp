@@ -88,6 +88,7 @@ int initialize(const char* function, int required, int* provided) {
     start_failed(function, "cannot start: " + error + " (" + to_string(s) + ")");
   }
   state->worker = &state->job->worker();
+  state->delayed = state->worker->delays_submissions();
   const unsigned size = state->job->size();
   const unsigned rank = state->job->rank();
   if (size > static_cast<unsigned>(kMaxCommSize)) {

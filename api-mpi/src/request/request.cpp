@@ -357,7 +357,7 @@ int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     return raise(nullptr, MPI_ERR_REQUEST, kFunction, "invalid request %d", *request);
   }
   if (kind == Lookup::Slot && !slot_done(slot)) {
-    (void)g_state->worker->progress();
+    progress_for_test();
     if (!slot_done(slot)) {
       *flag = 0;
       return MPI_SUCCESS;
@@ -404,7 +404,7 @@ int PMPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status status
   if (TERN_UNLIKELY((requests == nullptr && count != 0) || flag == nullptr)) {
     return raise(nullptr, MPI_ERR_ARG, kFunction, "null request array or flag");
   }
-  (void)g_state->worker->progress();
+  progress_for_test();
   for (int i = 0; i < count; ++i) {
     RequestSlot* slot = nullptr;
     const Lookup kind = look_up(requests[i], slot);
@@ -485,7 +485,7 @@ int PMPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_S
   }
   int found = first_done(count, requests);
   if (found < 0) {
-    (void)g_state->worker->progress();
+    progress_for_test();
     found = first_done(count, requests);
   }
   if (found < 0) {
@@ -530,7 +530,7 @@ int PMPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indice
     *outcount = MPI_UNDEFINED;
     return MPI_SUCCESS;
   }
-  if (first_done(incount, requests) < 0) (void)g_state->worker->progress();
+  if (first_done(incount, requests) < 0) progress_for_test();
   return finish_some(kFunction, incount, requests, outcount, indices, statuses);
 }
 
@@ -549,7 +549,7 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
     return MPI_SUCCESS;
   }
   if (!slot_done(slot)) {
-    (void)g_state->worker->progress();
+    progress_for_test();
     if (!slot_done(slot)) {
       *flag = 0;
       return MPI_SUCCESS;

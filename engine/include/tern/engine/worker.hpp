@@ -88,6 +88,23 @@ class Worker {
   // looks at Request::done() from outside the worker's calls should use
   // test() instead, which reads it under the worker's lock.
   [[nodiscard]] runtime::ProgressMode progress_mode() const noexcept;
+  // Delayed submission (TERN_DELAYED_SUBMISSION, ../shared/seeds/004): with
+  // a progress thread, tag_send_nb and tag_recv_nb (both forms) called from
+  // any other thread take no lock. They check their arguments (errors come
+  // back at once, as always), queue the operation for the progress thread,
+  // and return InProgress: never Ok, since whether it ends at once is known
+  // only once dispatched. The callback forms' callback then runs whatever
+  // the end, even an immediate one. test(), wait() and release() of such a
+  // request take no lock either. Every call that does take the lock (probe,
+  // cancel, multi-buffer, RMA, progress) dispatches what is queued first, so
+  // each thread's operations reach matching in the order it made them. When
+  // the queue (1024 entries) is full, a call goes the locked way instead.
+  [[nodiscard]] bool delays_submissions() const noexcept;
+  // Blocks until done(arg) holds: with delayed submission without the lock,
+  // leaving progress to the thread (spin, then sleep until it handles
+  // events); otherwise as wait() waits. For front ends' waits on conditions
+  // of their own (several requests).
+  void wait_until(bool (*done)(void*), void* arg);
 
   // --- Tag API. Non-blocking calls return Ok when the operation finished at
   // once (`request` is null), InProgress with a request to test/wait and

@@ -55,6 +55,7 @@ struct Config {
   std::size_t spin_count = 20000;      // polls before an adaptive wait sleeps
   ProgressMode progress = ProgressMode::Caller;  // TERN_PROGRESS
   std::vector<unsigned> progress_cpus;  // TERN_PROGRESS_CPUS: where a progress thread runs; empty: with its process
+  Switch delayed_submission = Switch::Auto;  // TERN_DELAYED_SUBMISSION: tag calls queued for the progress thread
   std::string transports;              // comma list restricting transports; empty: all
   BootstrapMode bootstrap = BootstrapMode::Auto;
   unsigned bootstrap_timeout = kDefaultBootstrapTimeout;  // seconds PMIx_Init (a PMI reply) may take; 0: no limit

@@ -65,7 +65,8 @@ constexpr ConfigVariable kVariables[] = {
     {"TERN_DELAYED_SUBMISSION", "auto", "auto|on|off",
      "With a progress thread, the program's threads queue their sends and receives for it instead of taking the "
      "worker's lock, and their waits leave progress to it. auto: with a polling thread (TERN_PROGRESS=thread) "
-     "in a thread-safe worker (MPI_THREAD_MULTIPLE); on: with any progress thread; off: never."},
+     "in a thread-safe worker (MPI_THREAD_MULTIPLE) that has a core of its own (TERN_PROGRESS_CPUS, or two CPUs "
+     "per local rank); on: with any progress thread; off: never."},
     {"TERN_TLS", "all", "comma list of self,shm,verbs,tcp", "Restricts which transports the engine may use."},
     {"TERN_TCP_IF", "auto", "comma list of interface names and IPv4 CIDR blocks, auto or none",
      "Interfaces the TCP transport listens and connects on (like Open MPI's btl_tcp_if_include). auto: every "

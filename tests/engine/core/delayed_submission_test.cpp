@@ -21,8 +21,11 @@
 namespace tern::engine {
 namespace {
 
-std::unique_ptr<Worker> make_worker(runtime::ProgressMode progress, runtime::Switch delayed, bool thread_safe) {
+std::unique_ptr<Worker> make_worker(runtime::ProgressMode progress, runtime::Switch delayed, bool thread_safe,
+                                    unsigned local_peers = 0, std::vector<unsigned> progress_cpus = {}) {
   WorkerParams params;
+  params.local_peers = local_peers;
+  params.config.progress_cpus = std::move(progress_cpus);
   params.job_id = "ds" + std::to_string(getpid());
   params.config.transports = "self";
   params.progress = progress;
@@ -55,6 +58,10 @@ TEST(DelayedSubmissionSetting, OnWhereAskedAndWithAPollingThreadInAThreadSafeWor
   EXPECT_TRUE(make_worker(ProgressMode::ThreadBlocking, Switch::On, false)->delays_submissions());
   EXPECT_FALSE(make_worker(ProgressMode::Thread, Switch::Off, true)->delays_submissions());
   EXPECT_FALSE(make_worker(ProgressMode::Caller, Switch::On, true)->delays_submissions()) << "no thread to hand to";
+  // auto wants a core for the thread: CPUs of its own, or two per local rank.
+  EXPECT_FALSE(make_worker(ProgressMode::Thread, Switch::Auto, true, 4096)->delays_submissions());
+  EXPECT_TRUE(make_worker(ProgressMode::Thread, Switch::Auto, true, 4096, {0})->delays_submissions());
+  EXPECT_TRUE(make_worker(ProgressMode::Thread, Switch::On, true, 4096)->delays_submissions());
 }
 
 TEST_F(DelayedSubmissionTest, CallsReturnInProgressAndCompleteWithTheirData) {

@@ -386,7 +386,10 @@ void progress_until(Done&& done) {
   state.worker->set_waiting(true);
   for (;;) {
     if (done()) break;
-    if (state.worker->progress() != 0) {
+    // Under MPI_THREAD_MULTIPLE a waiter does not queue for the lock behind
+    // the thread that progresses: it looks again instead (every condition
+    // here reads requests without the lock).
+    if ((state.multiple ? state.worker->progress_if_free() : state.worker->progress()) != 0) {
       idle_polls = 0;
       if (state.multiple && state.worker->waiting_threads() > 1 && !done()) sched_yield();
       continue;

@@ -19,9 +19,11 @@ void WorkerImpl::wait_until(Done&& done) {
   unsigned yields = 0;
   bool slept = false;
   bool marked_waiting = false;
+  // Read under the lock (other threads queue sends under it), kept from the
+  // last round that had it.
+  bool sends_blocked = false;
   for (;;) {
     const uint64_t completions_seen = thread_safe_ ? completions_.load(std::memory_order_seq_cst) : 0;
-    bool sends_blocked = false;
     // Another thread waits too: when this one's progress completed a
     // request that is not its own, it yields the core, which may be the
     // only one the owner could run on; and once it has polled idle a few
@@ -35,24 +37,34 @@ void WorkerImpl::wait_until(Done&& done) {
     bool progressed = false;
     bool completed_others = false;
     {
-      Guard guard(*this);
+      // While another thread holds the lock (a waiter, the progress thread)
+      // this one only looks: what that thread completes may be ours.
+      // Queueing for the lock behind it made each waiter of osu_latency_mt
+      // wait for a turn of the lock on a many-core machine.
+      TryGuard guard(*this);
       if (done()) {
         if (!thread_safe_ && mode == runtime::WaitMode::Adaptive) cpu_hop_.on_wait_done(yields != 0 && !slept);
-        if (marked_waiting) set_waiting(false);
+        if (marked_waiting && guard.held()) {
+          set_waiting(false);
+        } else if (marked_waiting) {
+          Guard unmark(*this);
+          set_waiting(false);
+        }
         return;
       }
-      progressed = progress() != 0;
-      // Marked after a first progress: what we wait for has often landed
-      // while we were away (a receive a tag device filled), and the mark is
-      // a store to a line the senders read.
-      if (!marked_waiting && !(progressed && done())) {
-        set_waiting(true);
-        marked_waiting = true;
+      if (guard.held()) {
+        progressed = progress() != 0;
+        // Marked after a first progress: what we wait for has often landed
+        // while we were away (a receive a tag device filled), and the mark
+        // is a store to a line the senders read.
+        if (!marked_waiting && !(progressed && done())) {
+          set_waiting(true);
+          marked_waiting = true;
+        }
+        completed_others = progressed && crowded &&
+                           completions_.load(std::memory_order_relaxed) != completions_seen && !done();
+        sends_blocked = blocked_endpoints_ != 0;
       }
-      completed_others = progressed && crowded && completions_.load(std::memory_order_relaxed) != completions_seen &&
-                         !done();
-      // Read under the lock: other threads queue sends under it.
-      sends_blocked = blocked_endpoints_ != 0;
     }
     if (progressed) {
       idle_polls = 0;

@@ -87,6 +87,12 @@ unsigned Worker::progress() {
   return impl_->progress();
 }
 
+unsigned Worker::progress_if_free() {
+  if (TERN_LIKELY(!impl_->thread_safe_)) return impl_->progress();
+  WorkerImpl::TryGuard guard(*impl_);
+  return guard.held() ? impl_->progress() : 0;
+}
+
 Status Worker::tag_send_nb(Endpoint* endpoint, const void* buffer, std::size_t length, uint64_t tag,
                            Request*& request, unsigned flags) {
   if (TERN_LIKELY(!impl_->thread_safe_)) return impl_->tag_send_nb(endpoint, buffer, length, tag, request, flags);

@@ -58,6 +58,31 @@ class WorkerImpl {
    private:
     std::recursive_mutex* mutex_;
   };
+  // Takes the lock only if no other thread holds it (a worker that is not
+  // thread-safe needs none: held). Waiting threads use it, so that they do
+  // not queue up behind the thread that progresses the worker for them all.
+  class TryGuard {
+   public:
+    explicit TryGuard(WorkerImpl& worker) : mutex_(worker.thread_safe_ ? &worker.mutex_ : nullptr) {
+      if (mutex_ == nullptr) return;
+      if (!mutex_->try_lock()) {
+        mutex_ = nullptr;
+        held_ = false;
+        return;
+      }
+      worker.flush_delayed();
+    }
+    ~TryGuard() {
+      if (mutex_ != nullptr) mutex_->unlock();
+    }
+    TryGuard(const TryGuard&) = delete;
+    TryGuard& operator=(const TryGuard&) = delete;
+    [[nodiscard]] bool held() const noexcept { return held_; }
+
+   private:
+    std::recursive_mutex* mutex_;
+    bool held_ = true;
+  };
 
   // --- setup (core/worker_setup.cpp)
   [[nodiscard]] std::span<const std::byte> address() const noexcept { return address_; }
@@ -111,7 +136,9 @@ class WorkerImpl {
   void deliver(const Callback& callback, Status status, const TagRecvInfo& info);
   // Runs the callbacks queued so far; returns how many ran.
   unsigned run_callbacks();
-  // Progresses (and, by the wait mode, sleeps) until `done()` holds.
+  // Progresses (and, by the wait mode, sleeps) until `done()` holds. In a
+  // thread-safe worker `done()` must be safe without the lock (a request's
+  // done()): while another thread holds it, the wait only looks.
   template <typename Done>
   void wait_until(Done&& done);
 

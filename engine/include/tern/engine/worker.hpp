@@ -83,6 +83,9 @@ class Worker {
 
   // Runs every transport once; returns the number of events handled.
   unsigned progress();
+  // The same unless another thread holds the worker's lock (then 0 at once):
+  // for loops of waiting threads, whose requests the holder completes too.
+  unsigned progress_if_free();
   // How this worker is progressed (WorkerParams::progress). With a progress
   // thread, requests complete while the caller is away, so a caller that
   // looks at Request::done() from outside the worker's calls should use

@@ -57,3 +57,21 @@ function(tern_checked_test)
     set_tests_properties(${ARG_NAME} PROPERTIES ${ARG_PROPERTIES})
   endif()
 endfunction()
+
+# tern_job_test(NAME name COMMAND ternrun-options... program [args...]
+#               EXPECT ere [TIMEOUT seconds] [LABELS label...]): a job under
+# ternrun, registered twice so that the suite runs in two progress modes:
+# NAME as the options say, and NAME/progress_thread-blocking with a progress
+# thread that sleeps between events (an option setting TERN_PROGRESS wins).
+function(tern_job_test)
+  cmake_parse_arguments(ARG "" "NAME;EXPECT;TIMEOUT" "COMMAND;LABELS" ${ARGN})
+  foreach(progress caller thread-blocking)
+    set(test_name ${ARG_NAME})
+    if(NOT progress STREQUAL caller)
+      set(test_name ${ARG_NAME}/progress_${progress})
+    endif()
+    tern_checked_test(NAME ${test_name}
+      COMMAND $<TARGET_FILE:ternrun> -x TERN_PROGRESS=${progress} ${ARG_COMMAND}
+      EXPECT "${ARG_EXPECT}" TIMEOUT ${ARG_TIMEOUT} LABELS ${ARG_LABELS})
+  endforeach()
+endfunction()

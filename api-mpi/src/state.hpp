@@ -391,7 +391,7 @@ void progress_until(Done&& done) {
     // here reads requests without the lock).
     if ((state.multiple ? state.worker->progress_if_free() : state.worker->progress()) != 0) {
       idle_polls = 0;
-      if (state.multiple && state.worker->waiting_threads() > 1 && !done()) sched_yield();
+      if (state.multiple && state.worker->crowded() && !done()) sched_yield();
       continue;
     }
     if (state.wait_mode == runtime::WaitMode::Spin ||

@@ -24,7 +24,7 @@ void WorkerImpl::wait_until(Done&& done) {
   bool sends_blocked = false;
   for (;;) {
     const uint64_t completions_seen = thread_safe_ ? completions_.load(std::memory_order_seq_cst) : 0;
-    // Another thread waits too: when this one's progress completed a
+    // Threads outnumber cores (crowded()): when this one's progress completed a
     // request that is not its own, it yields the core, which may be the
     // only one the owner could run on; and once it has polled idle a few
     // microseconds it yields between polls, since the thread its request
@@ -33,7 +33,7 @@ void WorkerImpl::wait_until(Done&& done) {
     // limit to end). A partner that answers at once still finds it
     // spinning: yielding from the first idle poll handed the core around
     // threads that all had nothing to do.
-    const bool crowded = thread_safe_ && waiting_threads_.load(std::memory_order_relaxed) > 1;
+    const bool crowded = thread_safe_ && this->crowded();
     bool progressed = false;
     bool completed_others = false;
     {

@@ -3,6 +3,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "core/worker_impl.hpp"
@@ -34,6 +35,14 @@ bool progress_thread_has_a_core(const WorkerParams& params) {
   return static_cast<unsigned>(CPU_COUNT(&allowed)) >= 2 * (params.local_peers + 1);
 }
 
+// The cores this process's waiting threads can count on: its mask's CPUs
+// shared among the job's processes on this host, at least one.
+int cores_for_waiters(const WorkerParams& params) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return 1;
+  return std::max(1, CPU_COUNT(&allowed) / static_cast<int>(params.local_peers + 1));
+}
+
 // Delayed submission by TERN_DELAYED_SUBMISSION (config.cpp says when auto
 // turns it on).
 bool wants_delayed_submission(const WorkerParams& params) {
@@ -55,6 +64,7 @@ Worker::~Worker() { impl_->progress_thread_.reset(); }
 Status Worker::create(const WorkerParams& params, std::unique_ptr<Worker>& out) {
   std::unique_ptr<WorkerImpl> impl;
   if (Status s = WorkerImpl::create(params, impl); s != Status::Ok) return s;
+  impl->cores_for_waiters_ = cores_for_waiters(params);
   if (params.progress != runtime::ProgressMode::Caller) {
     // The thread and the program share the worker from here on. Set before
     // the thread exists, so that both see the lock taken from the start.
@@ -190,6 +200,8 @@ void Worker::set_waiting(bool waiting) noexcept {
 }
 
 int Worker::waiting_threads() const noexcept { return impl_->waiting_threads(); }
+
+bool Worker::crowded() const noexcept { return impl_->crowded(); }
 
 bool Worker::delays_submissions() const noexcept { return impl_->delayed_ != nullptr; }
 

@@ -218,6 +218,9 @@ class WorkerImpl {
     if (transport::TagDevice* device = offload_.device()) device->set_owner_waiting(now != 0);
   }
   [[nodiscard]] int waiting_threads() const noexcept { return waiting_threads_.load(std::memory_order_relaxed); }
+  // Waiting threads beyond this many share cores (Worker::crowded).
+  [[nodiscard]] bool crowded() const noexcept { return waiting_threads() > cores_for_waiters_; }
+  int cores_for_waiters_ = 1;
   // A sender filled a receive of the tag device (proto/offload.cpp).
   static void on_tag_completion(void* arg, const transport::TagDeviceCompletion& completion);
 

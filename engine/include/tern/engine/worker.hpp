@@ -187,14 +187,19 @@ class Worker {
   // Threads waiting in this worker now (its own waits and the callers' that
   // said so with set_waiting).
   [[nodiscard]] int waiting_threads() const noexcept;
+  // Whether more threads wait in this worker than it has cores: the CPUs of
+  // the process's mask shared by the processes of the job on this host
+  // (with one such core or less, two waiting threads are a crowd).
+  [[nodiscard]] bool crowded() const noexcept;
   // The waiting policy when threads outnumber cores (MPI_THREAD_MULTIPLE):
   // whether a wait that has polled `idle_polls` times in a row without
   // progress should yield its core rather than spin on. True once it has
-  // spun a few hundred nanoseconds while another thread waits too: the
-  // thread its request depends on may need that core. A partner that
-  // answers at once still finds it spinning.
+  // spun a few hundred nanoseconds in a crowd: the thread its request
+  // depends on may need that core. A partner that answers at once still
+  // finds it spinning; with a core for each, nobody yields (a yield costs a
+  // system call and hands the core to no one).
   [[nodiscard]] bool should_yield(std::size_t idle_polls) const noexcept {
-    return idle_polls > kCrowdedSpins && waiting_threads() > 1;
+    return idle_polls > kCrowdedSpins && crowded();
   }
   static constexpr std::size_t kCrowdedSpins = 32;
 

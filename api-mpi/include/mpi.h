@@ -743,6 +743,8 @@ TERN_MPI_API(MPI_File, File_f2c, (MPI_Fint file))
 #include "mpi_sessions.h"
 /* external32 packing, Fortran-kind type lookups, MPI_Count queries, status setters. */
 #include "mpi_datatype_more.h"
+/* MPI 4.0 large-count (_c) forms of the point-to-point, datatype and collective calls. */
+#include "mpi_large_count.h"
 
 #undef TERN_MPI_API
 

@@ -170,6 +170,26 @@ int apply_op(MPI_Op op, MPI_Datatype type, const void* in, void* inout, std::siz
   return ok ? MPI_SUCCESS : MPI_ERR_OP;
 }
 
+int count_query(const char* function, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  const TypeInfo* type = find_type(datatype);
+  std::size_t size = type != nullptr ? type->size : 0;
+  if (type == nullptr) {
+    const std::shared_ptr<const DerivedType> derived = describe_type(datatype);
+    if (derived == nullptr) return raise(nullptr, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
+    size = derived->size;
+  }
+  if (status == nullptr || count == nullptr) return raise(nullptr, MPI_ERR_ARG, function, "null argument");
+  const auto bytes = static_cast<std::size_t>(status->tern_bytes);
+  if (size == 0) {
+    *count = 0;
+  } else if (bytes % size != 0) {
+    *count = MPI_UNDEFINED;
+  } else {
+    *count = static_cast<MPI_Count>(bytes / size);
+  }
+  return MPI_SUCCESS;
+}
+
 }  // namespace tern::mpi
 
 using namespace tern::mpi;
@@ -177,36 +197,15 @@ using namespace tern::mpi;
 extern "C" {
 
 int PMPI_Type_size(MPI_Datatype datatype, int* size) {
-  const TypeInfo* type = find_type(datatype);
-  std::size_t bytes = type != nullptr ? type->size : 0;
-  if (type == nullptr) {
-    const std::shared_ptr<const DerivedType> derived = describe_type(datatype);
-    if (derived == nullptr) return raise(nullptr, MPI_ERR_TYPE, "MPI_Type_size", "invalid datatype %d", datatype);
-    bytes = derived->size;
-  }
-  if (size == nullptr) return raise(nullptr, MPI_ERR_ARG, "MPI_Type_size", "null size argument");
-  *size = bytes > 0x7FFFFFFF ? MPI_UNDEFINED : static_cast<int>(bytes);
-  return MPI_SUCCESS;
+  return int_query(size, [&](MPI_Count* bytes) { return size_query("MPI_Type_size", datatype, bytes); });
 }
 
 int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  const TypeInfo* type = find_type(datatype);
-  std::size_t size = type != nullptr ? type->size : 0;
-  if (type == nullptr) {
-    const std::shared_ptr<const DerivedType> derived = describe_type(datatype);
-    if (derived == nullptr) return raise(nullptr, MPI_ERR_TYPE, "MPI_Get_count", "invalid datatype %d", datatype);
-    size = derived->size;
-  }
-  if (status == nullptr || count == nullptr) return raise(nullptr, MPI_ERR_ARG, "MPI_Get_count", "null argument");
-  const auto bytes = static_cast<std::size_t>(status->tern_bytes);
-  if (size == 0) {
-    *count = 0;
-  } else if (bytes % size != 0 || bytes / size > 0x7FFFFFFF) {
-    *count = MPI_UNDEFINED;
-  } else {
-    *count = static_cast<int>(bytes / size);
-  }
-  return MPI_SUCCESS;
+  return int_query(count, [&](MPI_Count* n) { return count_query("MPI_Get_count", status, datatype, n); });
+}
+
+int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return count_query("MPI_Get_count_c", status, datatype, count);
 }
 
 MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype) { return datatype; }
@@ -216,6 +215,7 @@ MPI_Op PMPI_Op_f2c(MPI_Fint op) { return op; }
 
 #pragma weak MPI_Type_size = PMPI_Type_size
 #pragma weak MPI_Get_count = PMPI_Get_count
+#pragma weak MPI_Get_count_c = PMPI_Get_count_c
 #pragma weak MPI_Type_c2f = PMPI_Type_c2f
 #pragma weak MPI_Type_f2c = PMPI_Type_f2c
 #pragma weak MPI_Op_c2f = PMPI_Op_c2f

@@ -531,23 +531,19 @@ int PMPI_Type_free(MPI_Datatype* datatype) {
 }
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
-  constexpr const char* kFunction = "MPI_Type_get_extent";
-  const std::shared_ptr<const DerivedType> t = describe_type(datatype);
-  if (t == nullptr) return bad_type(kFunction, datatype);
-  if (lb == nullptr || extent == nullptr) return raise(nullptr, MPI_ERR_ARG, kFunction, "null argument");
-  *lb = t->lb;
-  *extent = t->extent;
-  return MPI_SUCCESS;
+  MPI_Count l = 0, e = 0;
+  const int err = extent_query("MPI_Type_get_extent", datatype, false, lb != nullptr ? &l : nullptr,
+                               extent != nullptr ? &e : nullptr);
+  if (err == MPI_SUCCESS) *lb = static_cast<MPI_Aint>(l), *extent = static_cast<MPI_Aint>(e);
+  return err;
 }
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
-  constexpr const char* kFunction = "MPI_Type_get_true_extent";
-  const std::shared_ptr<const DerivedType> t = describe_type(datatype);
-  if (t == nullptr) return bad_type(kFunction, datatype);
-  if (true_lb == nullptr || true_extent == nullptr) return raise(nullptr, MPI_ERR_ARG, kFunction, "null argument");
-  *true_lb = t->true_lb;
-  *true_extent = t->true_extent;
-  return MPI_SUCCESS;
+  MPI_Count l = 0, e = 0;
+  const int err = extent_query("MPI_Type_get_true_extent", datatype, true, true_lb != nullptr ? &l : nullptr,
+                               true_extent != nullptr ? &e : nullptr);
+  if (err == MPI_SUCCESS) *true_lb = static_cast<MPI_Aint>(l), *true_extent = static_cast<MPI_Aint>(e);
+  return err;
 }
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {

@@ -124,6 +124,26 @@ class LayoutBuffer {
   MPI_Aint shift_ = 0;
 };
 
+// The datatype queries in their MPI_Count form (type_lookup.cpp), under
+// the int calls, the _x calls of MPI 3 and the _c calls of MPI 4 alike.
+// `function` names the call in errors.
+int size_query(const char* function, MPI_Datatype datatype, MPI_Count* size);
+int extent_query(const char* function, MPI_Datatype datatype, bool true_extent, MPI_Count* lb, MPI_Count* extent);
+// Basic elements in the status's message; MPI_UNDEFINED when not whole.
+int elements_query(const char* function, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
+// MPI_Get_count (datatype.cpp): whole copies of the type in the message, MPI_UNDEFINED when not whole.
+int count_query(const char* function, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
+// One of those queries for an int result: MPI_UNDEFINED where the count does not fit, as the standard
+// asks of MPI_Get_count, MPI_Get_elements and MPI_Type_size. `query` takes the MPI_Count* to fill (null
+// when `result` is, for its null-argument error).
+template <typename Query>
+int int_query(int* result, Query query) {
+  MPI_Count value = 0;
+  const int err = query(result != nullptr ? &value : nullptr);
+  if (err == MPI_SUCCESS) *result = value > 0x7FFFFFFF ? MPI_UNDEFINED : static_cast<int>(value);
+  return err;
+}
+
 // Basic elements in `bytes` of a message of `type`; -1 when not whole.
 [[nodiscard]] long long elements_in(const DerivedType& type, std::size_t bytes) noexcept;
 

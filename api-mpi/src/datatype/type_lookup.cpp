@@ -71,6 +71,36 @@ int set_elements(const char* function, MPI_Status* status, MPI_Datatype datatype
 }
 
 }  // namespace
+
+int size_query(const char* function, MPI_Datatype datatype, MPI_Count* size) {
+  const std::shared_ptr<const DerivedType> t = describe_type(datatype);
+  if (t == nullptr) return bad_type(function, datatype);
+  if (size == nullptr) return raise(nullptr, MPI_ERR_ARG, function, "null size argument");
+  *size = static_cast<MPI_Count>(t->size);
+  return MPI_SUCCESS;
+}
+
+int extent_query(const char* function, MPI_Datatype datatype, bool true_extent, MPI_Count* lb, MPI_Count* extent) {
+  const std::shared_ptr<const DerivedType> t = describe_type(datatype);
+  if (t == nullptr) return bad_type(function, datatype);
+  if (lb == nullptr || extent == nullptr) return raise(nullptr, MPI_ERR_ARG, function, "null argument");
+  *lb = true_extent ? t->true_lb : t->lb;
+  *extent = true_extent ? t->true_extent : t->extent;
+  return MPI_SUCCESS;
+}
+
+int elements_query(const char* function, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  const std::shared_ptr<const DerivedType> t = describe_type(datatype);
+  if (t == nullptr) return bad_type(function, datatype);
+  if (status == nullptr || count == nullptr) {
+    return raise(nullptr, MPI_ERR_ARG, function, "null status or count argument");
+  }
+  // Predefined types are runs of one basic element: the same sum.
+  const long long elements = elements_in(*t, static_cast<std::size_t>(status->tern_bytes));
+  *count = elements < 0 ? MPI_UNDEFINED : elements;
+  return MPI_SUCCESS;
+}
+
 }  // namespace tern::mpi
 
 using namespace tern::mpi;
@@ -125,45 +155,32 @@ int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
   return create_real("MPI_Type_create_f90_complex", p, r, true, newtype);
 }
 
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
-  constexpr const char* kFunction = "MPI_Type_size_x";
-  const std::shared_ptr<const DerivedType> t = describe_type(datatype);
-  if (t == nullptr) return bad_type(kFunction, datatype);
-  if (size == nullptr) return raise(nullptr, MPI_ERR_ARG, kFunction, "null size argument");
-  *size = static_cast<MPI_Count>(t->size);
-  return MPI_SUCCESS;
-}
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) { return size_query("MPI_Type_size_x", datatype, size); }
+
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) { return size_query("MPI_Type_size_c", datatype, size); }
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
-  constexpr const char* kFunction = "MPI_Type_get_extent_x";
-  const std::shared_ptr<const DerivedType> t = describe_type(datatype);
-  if (t == nullptr) return bad_type(kFunction, datatype);
-  if (lb == nullptr || extent == nullptr) return raise(nullptr, MPI_ERR_ARG, kFunction, "null argument");
-  *lb = t->lb;
-  *extent = t->extent;
-  return MPI_SUCCESS;
+  return extent_query("MPI_Type_get_extent_x", datatype, false, lb, extent);
+}
+
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  return extent_query("MPI_Type_get_extent_c", datatype, false, lb, extent);
 }
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
-  constexpr const char* kFunction = "MPI_Type_get_true_extent_x";
-  const std::shared_ptr<const DerivedType> t = describe_type(datatype);
-  if (t == nullptr) return bad_type(kFunction, datatype);
-  if (true_lb == nullptr || true_extent == nullptr) return raise(nullptr, MPI_ERR_ARG, kFunction, "null argument");
-  *true_lb = t->true_lb;
-  *true_extent = t->true_extent;
-  return MPI_SUCCESS;
+  return extent_query("MPI_Type_get_true_extent_x", datatype, true, true_lb, true_extent);
+}
+
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+  return extent_query("MPI_Type_get_true_extent_c", datatype, true, true_lb, true_extent);
 }
 
 int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
-  constexpr const char* kFunction = "MPI_Get_elements_x";
-  const std::shared_ptr<const DerivedType> t = describe_type(datatype);
-  if (t == nullptr) return bad_type(kFunction, datatype);
-  if (status == nullptr || count == nullptr) {
-    return raise(nullptr, MPI_ERR_ARG, kFunction, "null status or count argument");
-  }
-  const long long elements = elements_in(*t, static_cast<std::size_t>(status->tern_bytes));
-  *count = elements < 0 ? MPI_UNDEFINED : elements;
-  return MPI_SUCCESS;
+  return elements_query("MPI_Get_elements_x", status, datatype, count);
+}
+
+int PMPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return elements_query("MPI_Get_elements_c", status, datatype, count);
 }
 
 int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
@@ -172,6 +189,10 @@ int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int coun
 
 int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
   return set_elements("MPI_Status_set_elements_x", status, datatype, count);
+}
+
+int PMPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  return set_elements("MPI_Status_set_elements_c", status, datatype, count);
 }
 
 int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
@@ -191,5 +212,10 @@ int PMPI_Status_set_cancelled(MPI_Status* status, int flag) {
 #pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
 #pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+#pragma weak MPI_Type_size_c = PMPI_Type_size_c
+#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
+#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
+#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
+#pragma weak MPI_Status_set_elements_c = PMPI_Status_set_elements_c
 
 }  // extern "C"

@@ -28,24 +28,8 @@ int PMPI_Free_mem(void* base) {
   return MPI_SUCCESS;
 }
 
-// Predefined types are contiguous runs of one basic element: the count of
-// basic elements is MPI_Get_count's.
 int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
-  constexpr const char* kFunction = "MPI_Get_elements";
-  const TypeInfo* type = find_type(datatype);
-  std::shared_ptr<const DerivedType> derived;
-  if (TERN_UNLIKELY(type == nullptr)) {
-    derived = describe_type(datatype);
-    if (derived == nullptr) return raise(nullptr, MPI_ERR_TYPE, kFunction, "invalid datatype %d", datatype);
-  }
-  if (TERN_UNLIKELY(status == nullptr || count == nullptr)) {
-    return raise(nullptr, MPI_ERR_ARG, kFunction, "null status or count argument");
-  }
-  if (derived == nullptr) return PMPI_Get_count(status, datatype, count);
-  // Derived types: the basic elements received, whole copies of the type or not.
-  const long long elements = elements_in(*derived, static_cast<std::size_t>(status->tern_bytes));
-  *count = elements < 0 || elements > 0x7FFFFFFF ? MPI_UNDEFINED : static_cast<int>(elements);
-  return MPI_SUCCESS;
+  return int_query(count, [&](MPI_Count* n) { return elements_query("MPI_Get_elements", status, datatype, n); });
 }
 
 #pragma weak MPI_Alloc_mem = PMPI_Alloc_mem

@@ -2,7 +2,9 @@
 // attached and sends from the copy, so the call returns as soon as the copy
 // is made. Blocks of the buffer in use are kept in offset order and given
 // back once their send has ended.
+#include <climits>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <vector>
 
@@ -105,19 +107,13 @@ void buffered_finalize() {
   g_buffer.attached = false;
 }
 
-}  // namespace tern::mpi
+namespace {
 
-using namespace tern;
-using namespace tern::mpi;
-
-extern "C" {
-
-int PMPI_Buffer_attach(void* buffer, int size) {
-  constexpr const char* kFunction = "MPI_Buffer_attach";
+int attach(const char* kFunction, void* buffer, MPI_Count size) {
   if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(kFunction);
-  if (TERN_UNLIKELY(size < 0)) return raise(nullptr, MPI_ERR_ARG, kFunction, "invalid size %d", size);
+  if (TERN_UNLIKELY(size < 0)) return raise(nullptr, MPI_ERR_ARG, kFunction, "invalid size %lld", size);
   if (TERN_UNLIKELY(buffer == nullptr && size > 0)) {
-    return raise(nullptr, MPI_ERR_BUFFER, kFunction, "null buffer of %d bytes", size);
+    return raise(nullptr, MPI_ERR_BUFFER, kFunction, "null buffer of %lld bytes", size);
   }
   std::lock_guard<std::mutex> lock(g_buffer.mutex);
   if (TERN_UNLIKELY(g_buffer.attached)) {
@@ -130,9 +126,9 @@ int PMPI_Buffer_attach(void* buffer, int size) {
   return MPI_SUCCESS;
 }
 
-// buffer_addr: a void** in C (MPI's signature keeps void*).
-int PMPI_Buffer_detach(void* buffer_addr, int* size) {
-  constexpr const char* kFunction = "MPI_Buffer_detach";
+// buffer_addr: a void** in C (MPI's signature keeps void*). `limit`: the
+// largest size the caller's size argument holds.
+int detach(const char* kFunction, void* buffer_addr, MPI_Count* size, MPI_Count limit) {
   if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(kFunction);
   if (TERN_UNLIKELY(buffer_addr == nullptr || size == nullptr)) {
     return raise(nullptr, MPI_ERR_ARG, kFunction, "null buffer address or size argument");
@@ -144,15 +140,48 @@ int PMPI_Buffer_detach(void* buffer_addr, int* size) {
     *size = 0;
     return MPI_SUCCESS;
   }
+  // Refused before detaching: the buffer stays attached for MPI_Buffer_detach_c.
+  if (TERN_UNLIKELY(g_buffer.size > static_cast<std::size_t>(limit))) {
+    return raise(nullptr, MPI_ERR_COUNT, kFunction,
+                 "the attached buffer of %zu bytes exceeds INT_MAX, more than an int size returns (use "
+                 "MPI_Buffer_detach_c)",
+                 g_buffer.size);
+  }
   *static_cast<void**>(buffer_addr) = g_buffer.base;
-  *size = static_cast<int>(g_buffer.size);
+  *size = static_cast<MPI_Count>(g_buffer.size);
   g_buffer.base = nullptr;
   g_buffer.size = 0;
   g_buffer.attached = false;
   return MPI_SUCCESS;
 }
 
+}  // namespace
+
+}  // namespace tern::mpi
+
+using namespace tern;
+using namespace tern::mpi;
+
+extern "C" {
+
+int PMPI_Buffer_attach(void* buffer, int size) { return attach("MPI_Buffer_attach", buffer, size); }
+
+int PMPI_Buffer_attach_c(void* buffer, MPI_Count size) { return attach("MPI_Buffer_attach_c", buffer, size); }
+
+int PMPI_Buffer_detach(void* buffer_addr, int* size) {
+  MPI_Count detached = 0;
+  const int err = detach("MPI_Buffer_detach", buffer_addr, size != nullptr ? &detached : nullptr, INT_MAX);
+  if (err == MPI_SUCCESS) *size = static_cast<int>(detached);
+  return err;
+}
+
+int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
+  return detach("MPI_Buffer_detach_c", buffer_addr, size, std::numeric_limits<MPI_Count>::max());
+}
+
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
+#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
 
 }  // extern "C"

@@ -13,7 +13,7 @@
 
 namespace tern::mpi {
 
-int check_derived(const char* function, Comm* comm, const void* buffer, int count, MPI_Datatype datatype,
+int check_derived(const char* function, Comm* comm, const void* buffer, MPI_Count count, MPI_Datatype datatype,
                   std::size_t& bytes, std::shared_ptr<const DerivedType>* derived) {
   // No data: the standard lets MPI_DATATYPE_NULL stand for the type.
   if (datatype == MPI_DATATYPE_NULL && count == 0) {
@@ -23,8 +23,10 @@ int check_derived(const char* function, Comm* comm, const void* buffer, int coun
   std::shared_ptr<const DerivedType> type = describe_type(datatype);
   if (type == nullptr) return raise(comm, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
   if (!type->committed) return raise(comm, MPI_ERR_TYPE, function, "datatype %d is not committed", datatype);
-  if (count < 0) return raise(comm, MPI_ERR_COUNT, function, "invalid count %d", count);
-  bytes = static_cast<std::size_t>(count) * type->size;
+  if (count < 0) return raise(comm, MPI_ERR_COUNT, function, "invalid count %lld", count);
+  if (__builtin_mul_overflow(static_cast<std::size_t>(count), type->size, &bytes)) {
+    return count_overflow(comm, function, count);
+  }
   if (type->contiguous) {
     if (buffer == nullptr && bytes != 0) {
       return raise(comm, MPI_ERR_BUFFER, function, "null buffer for %zu bytes", bytes);
@@ -59,7 +61,7 @@ Status post_slot_receive(const Comm& comm, RequestSlot& slot, void* data, std::s
 
 namespace {
 
-int send_blocking(const char* function, const void* buffer, int count, MPI_Datatype datatype, int dest, int tag,
+int send_blocking(const char* function, const void* buffer, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm handle, unsigned flags) {
   Comm* comm = nullptr;
   std::size_t bytes = 0;
@@ -91,7 +93,7 @@ int send_blocking(const char* function, const void* buffer, int count, MPI_Datat
 // carries none of the derived-type bookkeeping (the shared type, the packed
 // copy) whose locals made every call's frame larger.
 template <bool kPredefined>
-int send_nonblocking_as(const char* function, const void* buffer, int count, MPI_Datatype datatype, int dest,
+int send_nonblocking_as(const char* function, const void* buffer, MPI_Count count, MPI_Datatype datatype, int dest,
                         int tag, MPI_Comm handle, MPI_Request* request, unsigned flags) {
   Comm* comm = nullptr;
   std::size_t bytes = 0;
@@ -142,7 +144,7 @@ int send_nonblocking_as(const char* function, const void* buffer, int count, MPI
   return MPI_SUCCESS;
 }
 
-int send_nonblocking(const char* function, const void* buffer, int count, MPI_Datatype datatype, int dest, int tag,
+int send_nonblocking(const char* function, const void* buffer, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                      MPI_Comm handle, MPI_Request* request, unsigned flags) {
   if (TERN_LIKELY(find_type(datatype) != nullptr)) {
     return send_nonblocking_as<true>(function, buffer, count, datatype, dest, tag, handle, request, flags);
@@ -151,9 +153,8 @@ int send_nonblocking(const char* function, const void* buffer, int count, MPI_Da
 }
 
 template <bool kPredefined>
-int receive_nonblocking_as(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm handle,
-                           MPI_Request* request) {
-  constexpr const char* kFunction = "MPI_Irecv";
+int receive_nonblocking_as(const char* kFunction, void* buf, MPI_Count count, MPI_Datatype datatype, int source,
+                           int tag, MPI_Comm handle, MPI_Request* request) {
   Comm* comm = nullptr;
   std::size_t bytes = 0;
   std::shared_ptr<const DerivedType> derived;
@@ -196,36 +197,8 @@ int receive_nonblocking_as(void* buf, int count, MPI_Datatype datatype, int sour
   return MPI_SUCCESS;
 }
 
-}  // namespace
-
-}  // namespace tern::mpi
-
-using namespace tern;
-using namespace tern::mpi;
-
-extern "C" {
-
-int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_blocking("MPI_Send", buf, count, datatype, dest, tag, comm, 0);
-}
-
-int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_blocking("MPI_Ssend", buf, count, datatype, dest, tag, comm, engine::kSendSync);
-}
-
-int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request* request) {
-  return send_nonblocking("MPI_Isend", buf, count, datatype, dest, tag, comm, request, 0);
-}
-
-int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                MPI_Request* request) {
-  return send_nonblocking("MPI_Issend", buf, count, datatype, dest, tag, comm, request, engine::kSendSync);
-}
-
-int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm handle,
-              MPI_Status* status) {
-  constexpr const char* kFunction = "MPI_Recv";
+int receive_blocking(const char* kFunction, void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                     MPI_Comm handle, MPI_Status* status) {
   Comm* comm = nullptr;
   std::size_t bytes = 0;
   std::shared_ptr<const DerivedType> derived;
@@ -256,27 +229,8 @@ int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
   return MPI_SUCCESS;
 }
 
-int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm handle,
-               MPI_Request* request) {
-  if (TERN_LIKELY(find_type(datatype) != nullptr)) {
-    return receive_nonblocking_as<true>(buf, count, datatype, source, tag, handle, request);
-  }
-  return receive_nonblocking_as<false>(buf, count, datatype, source, tag, handle, request);
-}
-
-// Ready sends are standard sends: a correct program's receive is already
-// posted, so they cannot tell the difference.
-int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  return send_blocking("MPI_Rsend", buf, count, datatype, dest, tag, comm, 0);
-}
-
-int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-                MPI_Request* request) {
-  return send_nonblocking("MPI_Irsend", buf, count, datatype, dest, tag, comm, request, 0);
-}
-
-int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm handle) {
-  constexpr const char* kFunction = "MPI_Bsend";
+int bsend(const char* kFunction, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+          MPI_Comm handle) {
   Comm* comm = nullptr;
   std::size_t bytes = 0;
   std::shared_ptr<const DerivedType> derived;
@@ -295,9 +249,8 @@ int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 }
 
 // The copy is the whole of the local work: the request is done at once.
-int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm handle,
-                MPI_Request* request) {
-  constexpr const char* kFunction = "MPI_Ibsend";
+int ibsend(const char* kFunction, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+           MPI_Comm handle, MPI_Request* request) {
   Comm* comm = nullptr;
   std::size_t bytes = 0;
   std::shared_ptr<const DerivedType> derived;
@@ -317,6 +270,117 @@ int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int
   }
   *request = kRequestSendDone;
   return MPI_SUCCESS;
+}
+
+int receive_nonblocking(const char* function, void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                        MPI_Comm handle, MPI_Request* request) {
+  if (TERN_LIKELY(find_type(datatype) != nullptr)) {
+    return receive_nonblocking_as<true>(function, buf, count, datatype, source, tag, handle, request);
+  }
+  return receive_nonblocking_as<false>(function, buf, count, datatype, source, tag, handle, request);
+}
+
+}  // namespace
+
+}  // namespace tern::mpi
+
+using namespace tern;
+using namespace tern::mpi;
+
+extern "C" {
+
+// Each call in its int and large-count (_c) form, over one implementation.
+int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send_blocking("MPI_Send", buf, count, datatype, dest, tag, comm, 0);
+}
+
+int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send_blocking("MPI_Send_c", buf, count, datatype, dest, tag, comm, 0);
+}
+
+int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send_blocking("MPI_Ssend", buf, count, datatype, dest, tag, comm, engine::kSendSync);
+}
+
+int PMPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send_blocking("MPI_Ssend_c", buf, count, datatype, dest, tag, comm, engine::kSendSync);
+}
+
+int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return send_nonblocking("MPI_Isend", buf, count, datatype, dest, tag, comm, request, 0);
+}
+
+int PMPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                 MPI_Request* request) {
+  return send_nonblocking("MPI_Isend_c", buf, count, datatype, dest, tag, comm, request, 0);
+}
+
+int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+  return send_nonblocking("MPI_Issend", buf, count, datatype, dest, tag, comm, request, engine::kSendSync);
+}
+
+int PMPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  return send_nonblocking("MPI_Issend_c", buf, count, datatype, dest, tag, comm, request, engine::kSendSync);
+}
+
+int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  return receive_blocking("MPI_Recv", buf, count, datatype, source, tag, comm, status);
+}
+
+int PMPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                MPI_Status* status) {
+  return receive_blocking("MPI_Recv_c", buf, count, datatype, source, tag, comm, status);
+}
+
+int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return receive_nonblocking("MPI_Irecv", buf, count, datatype, source, tag, comm, request);
+}
+
+int PMPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                 MPI_Request* request) {
+  return receive_nonblocking("MPI_Irecv_c", buf, count, datatype, source, tag, comm, request);
+}
+
+// Ready sends are standard sends: a correct program's receive is already
+// posted, so they cannot tell the difference.
+int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send_blocking("MPI_Rsend", buf, count, datatype, dest, tag, comm, 0);
+}
+
+int PMPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send_blocking("MPI_Rsend_c", buf, count, datatype, dest, tag, comm, 0);
+}
+
+int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+  return send_nonblocking("MPI_Irsend", buf, count, datatype, dest, tag, comm, request, 0);
+}
+
+int PMPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  return send_nonblocking("MPI_Irsend_c", buf, count, datatype, dest, tag, comm, request, 0);
+}
+
+int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return bsend("MPI_Bsend", buf, count, datatype, dest, tag, comm);
+}
+
+int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return bsend("MPI_Bsend_c", buf, count, datatype, dest, tag, comm);
+}
+
+int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+  return ibsend("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request);
+}
+
+int PMPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  return ibsend("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm, request);
 }
 
 int PMPI_Probe(int source, int tag, MPI_Comm handle, MPI_Status* status) {
@@ -376,5 +440,15 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm handle, int* flag, MPI_Status* sta
 #pragma weak MPI_Ibsend = PMPI_Ibsend
 #pragma weak MPI_Probe = PMPI_Probe
 #pragma weak MPI_Iprobe = PMPI_Iprobe
+#pragma weak MPI_Send_c = PMPI_Send_c
+#pragma weak MPI_Ssend_c = PMPI_Ssend_c
+#pragma weak MPI_Isend_c = PMPI_Isend_c
+#pragma weak MPI_Issend_c = PMPI_Issend_c
+#pragma weak MPI_Recv_c = PMPI_Recv_c
+#pragma weak MPI_Irecv_c = PMPI_Irecv_c
+#pragma weak MPI_Rsend_c = PMPI_Rsend_c
+#pragma weak MPI_Irsend_c = PMPI_Irsend_c
+#pragma weak MPI_Bsend_c = PMPI_Bsend_c
+#pragma weak MPI_Ibsend_c = PMPI_Ibsend_c
 
 }  // extern "C"

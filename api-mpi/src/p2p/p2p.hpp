@@ -10,17 +10,24 @@
 
 namespace tern::mpi {
 
+// Counts are MPI_Count throughout: the int calls and their MPI 4 large-count
+// (_c) forms share one path.
 // Checks the arguments every point-to-point call shares; on success `comm`
 // and `bytes` are set. `receive`: MPI_ANY_SOURCE / MPI_ANY_TAG allowed.
 // A derived datatype in a point-to-point call: MPI_SUCCESS with `bytes`
 // set and, when the type is not contiguous, `derived` set (callers that pass
 // no `derived` do not take such types: MPI_ERR_UNSUPPORTED_OPERATION).
-int check_derived(const char* function, Comm* comm, const void* buffer, int count, MPI_Datatype datatype,
+int check_derived(const char* function, Comm* comm, const void* buffer, MPI_Count count, MPI_Datatype datatype,
                   std::size_t& bytes, std::shared_ptr<const DerivedType>* derived);
+
+// A count whose bytes do not fit in memory's address range.
+inline int count_overflow(const Comm* comm, const char* function, MPI_Count count) {
+  return raise(comm, MPI_ERR_COUNT, function, "count %lld is too large: its bytes overflow a size_t", count);
+}
 
 // Always inline: out of line, its prologue and the memory behind `comm` and
 // `bytes` cost more than the checks themselves.
-[[gnu::always_inline]] inline int check_args(const char* function, MPI_Comm handle, const void* buffer, int count,
+[[gnu::always_inline]] inline int check_args(const char* function, MPI_Comm handle, const void* buffer, MPI_Count count,
                                              MPI_Datatype datatype, int peer, int tag, bool receive, Comm*& comm,
                                              std::size_t& bytes,
                                              std::shared_ptr<const DerivedType>* derived = nullptr) {
@@ -29,7 +36,7 @@ int check_derived(const char* function, Comm* comm, const void* buffer, int coun
   if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(function);
   comm = find_comm(handle);
   if (TERN_UNLIKELY(comm == nullptr)) return raise(nullptr, MPI_ERR_COMM, function, "invalid communicator %d", handle);
-  if (TERN_UNLIKELY(count < 0)) return raise(comm, MPI_ERR_COUNT, function, "invalid count %d", count);
+  if (TERN_UNLIKELY(count < 0)) return raise(comm, MPI_ERR_COUNT, function, "invalid count %lld", count);
   const TypeInfo* type = find_type(datatype);
   if (TERN_UNLIKELY(type == nullptr)) {
     if (int err = check_derived(function, comm, buffer, count, datatype, bytes, derived); err != MPI_SUCCESS) {
@@ -45,7 +52,9 @@ int check_derived(const char* function, Comm* comm, const void* buffer, int coun
     return raise(comm, MPI_ERR_TAG, function, "invalid tag %d (valid: 0 to %d)", tag, kTagUb);
   }
   if (TERN_UNLIKELY(type == nullptr)) return MPI_SUCCESS;  // derived: checked above
-  bytes = static_cast<std::size_t>(count) * type->size;
+  if (TERN_UNLIKELY(__builtin_mul_overflow(static_cast<std::size_t>(count), type->size, &bytes))) {
+    return count_overflow(comm, function, count);
+  }
   if (TERN_UNLIKELY(buffer == nullptr && bytes != 0)) {
     return raise(comm, MPI_ERR_BUFFER, function, "null buffer for %zu bytes", bytes);
   }
@@ -55,7 +64,7 @@ int check_derived(const char* function, Comm* comm, const void* buffer, int coun
 // check_args, then the request argument of the non-blocking and persistent
 // calls.
 [[gnu::always_inline]] inline int check_request_args(const char* function, MPI_Comm handle, const void* buffer,
-                                                     int count, MPI_Datatype datatype, int peer, int tag,
+                                                     MPI_Count count, MPI_Datatype datatype, int peer, int tag,
                                                      bool receive, MPI_Request* request, Comm*& comm,
                                                      std::size_t& bytes,
                                                      std::shared_ptr<const DerivedType>* derived = nullptr) {
@@ -77,7 +86,7 @@ inline TempBuffer temp_buffer(std::size_t bytes) { return TempBuffer(static_cast
 
 // `count` elements of a non-contiguous type packed into a fresh buffer; null
 // when out of memory.
-inline TempBuffer pack_temp(const DerivedType& type, const void* buffer, int count) {
+inline TempBuffer pack_temp(const DerivedType& type, const void* buffer, MPI_Count count) {
   TempBuffer temp = temp_buffer(static_cast<std::size_t>(count) * type.size);
   if (temp != nullptr) pack_data(type, buffer, static_cast<std::size_t>(count), temp.get());
   return temp;

@@ -11,7 +11,7 @@
 namespace tern::mpi {
 namespace {
 
-int init_request(const char* function, const void* buf, int count, MPI_Datatype datatype, int peer, int tag,
+int init_request(const char* function, const void* buf, MPI_Count count, MPI_Datatype datatype, int peer, int tag,
                  MPI_Comm handle, MPI_Request* request, bool receive, unsigned flags, bool buffered) {
   Comm* comm = nullptr;
   std::size_t bytes = 0;
@@ -132,10 +132,21 @@ int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
   return init_request("MPI_Send_init", buf, count, datatype, dest, tag, comm, request, false, 0, false);
 }
 
+int PMPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                     MPI_Request* request) {
+  return init_request("MPI_Send_init_c", buf, count, datatype, dest, tag, comm, request, false, 0, false);
+}
+
 int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                     MPI_Request* request) {
-  return init_request("MPI_Ssend_init", buf, count, datatype, dest, tag, comm, request, false, engine::kSendSync,
-                      false);
+  return init_request("MPI_Ssend_init", buf, count, datatype, dest, tag, comm, request,
+                      false, engine::kSendSync, false);
+}
+
+int PMPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                      MPI_Request* request) {
+  return init_request("MPI_Ssend_init_c", buf, count, datatype, dest, tag, comm, request,
+                      false, engine::kSendSync, false);
 }
 
 // Ready sends are standard sends (see MPI_Rsend).
@@ -144,14 +155,29 @@ int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
   return init_request("MPI_Rsend_init", buf, count, datatype, dest, tag, comm, request, false, 0, false);
 }
 
+int PMPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                      MPI_Request* request) {
+  return init_request("MPI_Rsend_init_c", buf, count, datatype, dest, tag, comm, request, false, 0, false);
+}
+
 int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                     MPI_Request* request) {
   return init_request("MPI_Bsend_init", buf, count, datatype, dest, tag, comm, request, false, 0, true);
 }
 
+int PMPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                      MPI_Request* request) {
+  return init_request("MPI_Bsend_init_c", buf, count, datatype, dest, tag, comm, request, false, 0, true);
+}
+
 int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request* request) {
   return init_request("MPI_Recv_init", buf, count, datatype, source, tag, comm, request, true, 0, false);
+}
+
+int PMPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                     MPI_Request* request) {
+  return init_request("MPI_Recv_init_c", buf, count, datatype, source, tag, comm, request, true, 0, false);
 }
 
 int PMPI_Start(MPI_Request* request) {
@@ -181,5 +207,10 @@ int PMPI_Startall(int count, MPI_Request requests[]) {
 #pragma weak MPI_Recv_init = PMPI_Recv_init
 #pragma weak MPI_Start = PMPI_Start
 #pragma weak MPI_Startall = PMPI_Startall
+#pragma weak MPI_Send_init_c = PMPI_Send_init_c
+#pragma weak MPI_Ssend_init_c = PMPI_Ssend_init_c
+#pragma weak MPI_Rsend_init_c = PMPI_Rsend_init_c
+#pragma weak MPI_Bsend_init_c = PMPI_Bsend_init_c
+#pragma weak MPI_Recv_init_c = PMPI_Recv_init_c
 
 }  // extern "C"

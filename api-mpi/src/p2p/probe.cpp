@@ -78,21 +78,28 @@ int check_probe(const char* function, int source, int tag, MPI_Comm handle, cons
   return MPI_SUCCESS;
 }
 
+// A probe of MPI_PROC_NULL: the no-process message and an empty status.
+int no_proc_message(MPI_Message* message, MPI_Status* status) {
+  *message = MPI_MESSAGE_NO_PROC;
+  empty_status(status, MPI_PROC_NULL);
+  return MPI_SUCCESS;
+}
+
 // Shared checks of Mrecv/Imrecv: takes the message out of the table.
-int check_mrecv(const char* function, const void* buffer, int count, MPI_Datatype datatype, MPI_Message* message,
+int check_mrecv(const char* function, const void* buffer, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
                 MessageEntry& entry, Comm*& comm, std::size_t& bytes, std::shared_ptr<const DerivedType>& derived) {
   comm = nullptr;
   if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(function);
   if (TERN_UNLIKELY(message == nullptr)) return raise(nullptr, MPI_ERR_ARG, function, "null message argument");
-  if (TERN_UNLIKELY(count < 0)) return raise(nullptr, MPI_ERR_COUNT, function, "invalid count %d", count);
+  if (TERN_UNLIKELY(count < 0)) return raise(nullptr, MPI_ERR_COUNT, function, "invalid count %lld", count);
   const TypeInfo* type = find_type(datatype);
   if (TERN_UNLIKELY(type == nullptr)) {
     // Non-contiguous types set `derived`: received into a temporary, unpacked.
     if (int err = check_derived(function, nullptr, buffer, count, datatype, bytes, &derived); err != MPI_SUCCESS) {
       return err;
     }
-  } else {
-    bytes = static_cast<std::size_t>(count) * type->size;
+  } else if (TERN_UNLIKELY(__builtin_mul_overflow(static_cast<std::size_t>(count), type->size, &bytes))) {
+    return count_overflow(nullptr, function, count);
   }
   if (*message == MPI_MESSAGE_NO_PROC) return MPI_SUCCESS;
   if (TERN_UNLIKELY(buffer == nullptr && bytes != 0 && derived == nullptr)) {
@@ -106,62 +113,8 @@ int check_mrecv(const char* function, const void* buffer, int count, MPI_Datatyp
   return MPI_SUCCESS;
 }
 
-}  // namespace
-}  // namespace tern::mpi
-
-using namespace tern;
-using namespace tern::mpi;
-
-extern "C" {
-
-int PMPI_Mprobe(int source, int tag, MPI_Comm handle, MPI_Message* message, MPI_Status* status) {
-  constexpr const char* kFunction = "MPI_Mprobe";
-  Comm* comm = nullptr;
-  if (int err = check_probe(kFunction, source, tag, handle, message, comm); err != MPI_SUCCESS) return err;
-  if (source == MPI_PROC_NULL) {
-    *message = MPI_MESSAGE_NO_PROC;
-    empty_status(status, MPI_PROC_NULL);
-    return MPI_SUCCESS;
-  }
-  const Match m = match_of(*comm, source, tag);
-  engine::TagRecvInfo info;
-  engine::Message* taken = nullptr;
-  progress_until([&] { return g_state->worker->tag_probe(m.tag, m.mask, info, &taken) == Status::Ok; });
-  *message = g_messages.add(taken, handle, tag_source(info.sender_tag));
-  if (*message == MPI_MESSAGE_NULL) return too_many_messages(kFunction, comm);
-  (void)fill_recv_status(status, info, info.length, Status::Ok);
-  return MPI_SUCCESS;
-}
-
-int PMPI_Improbe(int source, int tag, MPI_Comm handle, int* flag, MPI_Message* message, MPI_Status* status) {
-  constexpr const char* kFunction = "MPI_Improbe";
-  Comm* comm = nullptr;
-  if (int err = check_probe(kFunction, source, tag, handle, message, comm); err != MPI_SUCCESS) return err;
-  if (TERN_UNLIKELY(flag == nullptr)) return raise(comm, MPI_ERR_ARG, kFunction, "null flag argument");
-  if (source == MPI_PROC_NULL) {
-    *flag = 1;
-    *message = MPI_MESSAGE_NO_PROC;
-    empty_status(status, MPI_PROC_NULL);
-    return MPI_SUCCESS;
-  }
-  const Match m = match_of(*comm, source, tag);
-  engine::TagRecvInfo info;
-  engine::Message* taken = nullptr;
-  Status s = g_state->worker->tag_probe(m.tag, m.mask, info, &taken);
-  if (s == Status::NotFound) {
-    (void)g_state->worker->progress();
-    s = g_state->worker->tag_probe(m.tag, m.mask, info, &taken);
-  }
-  *flag = s == Status::Ok;
-  if (!*flag) return MPI_SUCCESS;
-  *message = g_messages.add(taken, handle, tag_source(info.sender_tag));
-  if (*message == MPI_MESSAGE_NULL) return too_many_messages(kFunction, comm);
-  (void)fill_recv_status(status, info, info.length, Status::Ok);
-  return MPI_SUCCESS;
-}
-
-int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
-  constexpr const char* kFunction = "MPI_Mrecv";
+int mrecv(const char* kFunction, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+          MPI_Status* status) {
   MessageEntry entry;
   Comm* comm = nullptr;
   std::size_t bytes = 0;
@@ -207,8 +160,8 @@ int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
   return MPI_SUCCESS;
 }
 
-int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
-  constexpr const char* kFunction = "MPI_Imrecv";
+int imrecv(const char* kFunction, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+           MPI_Request* request) {
   if (TERN_UNLIKELY(request == nullptr)) return raise(nullptr, MPI_ERR_REQUEST, kFunction, "null request argument");
   MessageEntry entry;
   Comm* comm = nullptr;
@@ -272,6 +225,70 @@ int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* messag
   return MPI_SUCCESS;
 }
 
+}  // namespace
+}  // namespace tern::mpi
+
+using namespace tern;
+using namespace tern::mpi;
+
+extern "C" {
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm handle, MPI_Message* message, MPI_Status* status) {
+  constexpr const char* kFunction = "MPI_Mprobe";
+  Comm* comm = nullptr;
+  if (int err = check_probe(kFunction, source, tag, handle, message, comm); err != MPI_SUCCESS) return err;
+  if (source == MPI_PROC_NULL) return no_proc_message(message, status);
+  const Match m = match_of(*comm, source, tag);
+  engine::TagRecvInfo info;
+  engine::Message* taken = nullptr;
+  progress_until([&] { return g_state->worker->tag_probe(m.tag, m.mask, info, &taken) == Status::Ok; });
+  *message = g_messages.add(taken, handle, tag_source(info.sender_tag));
+  if (*message == MPI_MESSAGE_NULL) return too_many_messages(kFunction, comm);
+  (void)fill_recv_status(status, info, info.length, Status::Ok);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Improbe(int source, int tag, MPI_Comm handle, int* flag, MPI_Message* message, MPI_Status* status) {
+  constexpr const char* kFunction = "MPI_Improbe";
+  Comm* comm = nullptr;
+  if (int err = check_probe(kFunction, source, tag, handle, message, comm); err != MPI_SUCCESS) return err;
+  if (TERN_UNLIKELY(flag == nullptr)) return raise(comm, MPI_ERR_ARG, kFunction, "null flag argument");
+  if (source == MPI_PROC_NULL) {
+    *flag = 1;
+    return no_proc_message(message, status);
+  }
+  const Match m = match_of(*comm, source, tag);
+  engine::TagRecvInfo info;
+  engine::Message* taken = nullptr;
+  Status s = g_state->worker->tag_probe(m.tag, m.mask, info, &taken);
+  if (s == Status::NotFound) {
+    (void)g_state->worker->progress();
+    s = g_state->worker->tag_probe(m.tag, m.mask, info, &taken);
+  }
+  *flag = s == Status::Ok;
+  if (!*flag) return MPI_SUCCESS;
+  *message = g_messages.add(taken, handle, tag_source(info.sender_tag));
+  if (*message == MPI_MESSAGE_NULL) return too_many_messages(kFunction, comm);
+  (void)fill_recv_status(status, info, info.length, Status::Ok);
+  return MPI_SUCCESS;
+}
+
+int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
+  return mrecv("MPI_Mrecv", buf, count, datatype, message, status);
+}
+
+int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
+  return mrecv("MPI_Mrecv_c", buf, count, datatype, message, status);
+}
+
+int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
+  return imrecv("MPI_Imrecv", buf, count, datatype, message, request);
+}
+
+int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
+  return imrecv("MPI_Imrecv_c", buf, count, datatype, message, request);
+}
+
 // Message handles are ints already, as every handle.
 MPI_Fint PMPI_Message_c2f(MPI_Message message) { return message; }
 MPI_Message PMPI_Message_f2c(MPI_Fint message) { return message; }
@@ -282,5 +299,7 @@ MPI_Message PMPI_Message_f2c(MPI_Fint message) { return message; }
 #pragma weak MPI_Improbe = PMPI_Improbe
 #pragma weak MPI_Mrecv = PMPI_Mrecv
 #pragma weak MPI_Imrecv = PMPI_Imrecv
+#pragma weak MPI_Mrecv_c = PMPI_Mrecv_c
+#pragma weak MPI_Imrecv_c = PMPI_Imrecv_c
 
 }  // extern "C"

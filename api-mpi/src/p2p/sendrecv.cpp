@@ -11,9 +11,9 @@
 namespace tern::mpi {
 namespace {
 
-int sendrecv(const char* kFunction, const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                    int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                    MPI_Comm handle, MPI_Status* status) {
+int sendrecv(const char* kFunction, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+             int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+             MPI_Comm handle, MPI_Status* status) {
   Comm* comm = nullptr;
   std::size_t send_bytes = 0, recv_bytes = 0;
   std::shared_ptr<const DerivedType> send_derived, recv_derived;
@@ -91,8 +91,8 @@ int sendrecv(const char* kFunction, const void* sendbuf, int sendcount, MPI_Data
 
 // The outgoing copy of a *_replace call's buffer: the packed bytes of a
 // non-contiguous type (sent as MPI_BYTE), a plain copy otherwise.
-int replace_copy(const char* function, MPI_Comm handle, void* buf, int count, MPI_Datatype datatype, int dest,
-                 int sendtag, TempBuffer& copy, int& send_count, MPI_Datatype& send_type) {
+int replace_copy(const char* function, MPI_Comm handle, void* buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                 int sendtag, TempBuffer& copy, MPI_Count& send_count, MPI_Datatype& send_type) {
   Comm* comm = nullptr;
   std::size_t bytes = 0;
   std::shared_ptr<const DerivedType> derived;
@@ -101,11 +101,8 @@ int replace_copy(const char* function, MPI_Comm handle, void* buf, int count, MP
     return err;
   }
   if (derived != nullptr) {
-    if (bytes > static_cast<std::size_t>(0x7FFFFFFF)) {
-      return raise(comm, MPI_ERR_COUNT, function, "%zu bytes of derived data exceed an int count", bytes);
-    }
     copy = pack_temp(*derived, buf, count);
-    send_count = static_cast<int>(bytes);
+    send_count = static_cast<MPI_Count>(bytes);
     send_type = MPI_BYTE;
   } else {
     copy = temp_buffer(bytes);
@@ -120,8 +117,8 @@ int replace_copy(const char* function, MPI_Comm handle, void* buf, int count, MP
 // MPI_Isendrecv(_replace): one request whose receive is the slot's engine
 // request and whose send is its companion; `owned` (the replace copy, when
 // set) lives until the send ends.
-int isendrecv(const char* function, const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-              int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+int isendrecv(const char* function, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+              int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
               MPI_Comm handle, MPI_Request* request, TempBuffer owned) {
   Comm* comm = nullptr;
   std::size_t send_bytes = 0, recv_bytes = 0;
@@ -187,6 +184,28 @@ int isendrecv(const char* function, const void* sendbuf, int sendcount, MPI_Data
   return MPI_SUCCESS;
 }
 
+// The *_replace calls: the message goes out from a copy, so the receive may
+// land in the buffer. Non-blocking into `request` (the copy then
+// lives until the send ends), blocking into `status` otherwise.
+int sendrecv_replace(const char* function, void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                     int source, int recvtag, MPI_Comm handle, MPI_Status* status, bool nonblocking,
+                     MPI_Request* request) {
+  TempBuffer copy;
+  MPI_Count send_count = 0;
+  MPI_Datatype send_type = MPI_DATATYPE_NULL;
+  if (int err = replace_copy(function, handle, buf, count, datatype, dest, sendtag, copy, send_count, send_type);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  const void* send_from = copy.get();
+  if (nonblocking) {
+    return isendrecv(function, send_from, send_count, send_type, dest, sendtag, buf, count, datatype, source,
+                     recvtag, handle, request, std::move(copy));
+  }
+  return sendrecv(function, send_from, send_count, send_type, dest, sendtag, buf, count, datatype, source, recvtag,
+                  handle, status);
+}
+
 }  // namespace
 }  // namespace tern::mpi
 
@@ -196,25 +215,29 @@ using namespace tern::mpi;
 extern "C" {
 
 int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm handle,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                   MPI_Status* status) {
   return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
-                  recvtag, handle, status);
+                  recvtag, comm, status);
 }
 
-// The message goes out from a copy, so the receive may land in the buffer.
+int PMPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                    void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                    MPI_Comm comm, MPI_Status* status) {
+  return sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                  source, recvtag, comm, status);
+}
+
 int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
-                          int recvtag, MPI_Comm handle, MPI_Status* status) {
-  constexpr const char* kFunction = "MPI_Sendrecv_replace";
-  TempBuffer copy;
-  int send_count = 0;
-  MPI_Datatype send_type = MPI_DATATYPE_NULL;
-  if (int err = replace_copy(kFunction, handle, buf, count, datatype, dest, sendtag, copy, send_count, send_type);
-      err != MPI_SUCCESS) {
-    return err;
-  }
-  return sendrecv(kFunction, copy.get(), send_count, send_type, dest, sendtag, buf, count, datatype, source, recvtag,
-                  handle, status);
+                          int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return sendrecv_replace("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag, source, recvtag, comm, status,
+                          false, nullptr);
+}
+
+int PMPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                            int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                          status, false, nullptr);
 }
 
 int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
@@ -224,24 +247,32 @@ int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, in
                    recvtag, comm, request, TempBuffer());
 }
 
+int PMPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                     MPI_Comm comm, MPI_Request* request) {
+  return isendrecv("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                   source, recvtag, comm, request, TempBuffer());
+}
+
 int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
                            int recvtag, MPI_Comm comm, MPI_Request* request) {
-  constexpr const char* kFunction = "MPI_Isendrecv_replace";
-  TempBuffer copy;
-  int send_count = 0;
-  MPI_Datatype send_type = MPI_DATATYPE_NULL;
-  if (int err = replace_copy(kFunction, comm, buf, count, datatype, dest, sendtag, copy, send_count, send_type);
-      err != MPI_SUCCESS) {
-    return err;
-  }
-  const void* send_from = copy.get();
-  return isendrecv(kFunction, send_from, send_count, send_type, dest, sendtag, buf, count, datatype, source, recvtag,
-                   comm, request, std::move(copy));
+  return sendrecv_replace("MPI_Isendrecv_replace", buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                          MPI_STATUS_IGNORE, true, request);
+}
+
+int PMPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                             int recvtag, MPI_Comm comm, MPI_Request* request) {
+  return sendrecv_replace("MPI_Isendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                          MPI_STATUS_IGNORE, true, request);
 }
 
 #pragma weak MPI_Sendrecv = PMPI_Sendrecv
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
 #pragma weak MPI_Isendrecv = PMPI_Isendrecv
 #pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
+#pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
+#pragma weak MPI_Sendrecv_replace_c = PMPI_Sendrecv_replace_c
+#pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
+#pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
 
 }  // extern "C"

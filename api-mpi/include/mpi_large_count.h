@@ -61,9 +61,67 @@ TERN_MPI_API(int, Buffer_attach_c, (void *buffer, MPI_Count size))
  * than INT_MAX bytes, whose size its int cannot return; this form returns any. */
 TERN_MPI_API(int, Buffer_detach_c, (void *buffer_addr, MPI_Count *size))
 
-/* --- Datatype queries (MPI_Type_size reports MPI_UNDEFINED above INT_MAX; MPI_Type_size_c the size). */
+/* --- Datatypes. MPI_Type_size reports MPI_UNDEFINED above INT_MAX; MPI_Type_size_c the size. A type made by
+ * a _c constructor keeps its counts and displacements as large counts: MPI_Type_get_envelope and
+ * MPI_Type_get_contents refuse it (MPI_ERR_TYPE), their _c forms return them. */
 TERN_MPI_API(int, Type_size_c, (MPI_Datatype datatype, MPI_Count *size))
 TERN_MPI_API(int, Type_get_extent_c, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent))
 TERN_MPI_API(int, Type_get_true_extent_c, (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent))
+TERN_MPI_API(int, Type_contiguous_c, (MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_vector_c, (MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                                  MPI_Datatype *newtype))
+/* stride in bytes. */
+TERN_MPI_API(int, Type_create_hvector_c, (MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                                          MPI_Datatype oldtype, MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_indexed_c, (MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                   const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                   MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_create_hindexed_c, (MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                           const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                           MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_create_indexed_block_c, (MPI_Count count, MPI_Count blocklength,
+                                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                                MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_create_hindexed_block_c, (MPI_Count count, MPI_Count blocklength,
+                                                 const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                                 MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_create_struct_c, (MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                         const MPI_Count array_of_displacements[],
+                                         const MPI_Datatype array_of_types[], MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_create_subarray_c, (int ndims, const MPI_Count array_of_sizes[],
+                                           const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[],
+                                           int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_create_darray_c, (int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                                         const int array_of_distribs[], const int array_of_dargs[],
+                                         const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                                         MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_create_resized_c, (MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                                          MPI_Datatype *newtype))
+TERN_MPI_API(int, Type_get_envelope_c, (MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses,
+                                        MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner))
+TERN_MPI_API(int, Type_get_contents_c, (MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                                        MPI_Count max_large_counts, MPI_Count max_datatypes,
+                                        int array_of_integers[], MPI_Aint array_of_addresses[],
+                                        MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]))
+
+/* --- Packing. MPI_Pack_size refuses (MPI_ERR_COUNT) a size above INT_MAX, which its int cannot hold. */
+TERN_MPI_API(int, Pack_c, (const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                           MPI_Count outsize, MPI_Count *position, MPI_Comm comm))
+TERN_MPI_API(int, Unpack_c, (const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                             MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm))
+TERN_MPI_API(int, Pack_size_c, (MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size))
+TERN_MPI_API(int, Pack_external_c, (const char datarep[], const void *inbuf, MPI_Count incount,
+                                    MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position))
+TERN_MPI_API(int, Unpack_external_c, (const char datarep[], const void *inbuf, MPI_Count insize,
+                                      MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype))
+TERN_MPI_API(int, Pack_external_size_c, (const char datarep[], MPI_Count incount, MPI_Datatype datatype,
+                                         MPI_Count *size))
+
+/* --- Reductions. inoutvec[i] = invec[i] op inoutvec[i] for i < *len: an operation made by MPI_Op_create_c
+ * gets its length as an MPI_Count, in every reduction (int or _c call). */
+typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len, MPI_Datatype *datatype);
+TERN_MPI_API(int, Op_create_c, (MPI_User_function_c *user_fn, int commute, MPI_Op *op))
+TERN_MPI_API(int, Reduce_local_c, (const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                                   MPI_Op op))
 
 #endif /* TERN_MPI_LARGE_COUNT_H */

@@ -1,5 +1,6 @@
 // MPI 4.0's large-count (_c) calls: each against its int form with small
-// counts, their count errors, and counts past INT_MAX for real: a
+// counts (point-to-point, datatype constructors and decoding, packing,
+// user operations), their count errors, and counts past INT_MAX for real: a
 // point-to-point message of 2^31 + 16 bytes (ranks 0 and 1), and a datatype
 // of 3 * 10^9 bytes.
 #include <sys/mman.h>
@@ -233,6 +234,13 @@ void large_type() {
   MPI_Datatype gigabyte, three;
   MPI_Type_contiguous(1000000000, MPI_BYTE, &gigabyte);
   MPI_Type_contiguous(3, gigabyte, &three);
+  MPI_Datatype direct;
+  CHECK(MPI_Type_contiguous_c(3000000000LL, MPI_BYTE, &direct) == MPI_SUCCESS);
+  MPI_Count direct_size = 0, direct_lb = -1, direct_extent = 0;
+  CHECK(MPI_Type_size_c(direct, &direct_size) == MPI_SUCCESS && direct_size == 3000000000LL);
+  CHECK(MPI_Type_get_extent_c(direct, &direct_lb, &direct_extent) == MPI_SUCCESS && direct_lb == 0 &&
+        direct_extent == 3000000000LL);
+  MPI_Type_free(&direct);
   MPI_Count type_size = 0, lb = -1, extent = 0;
   CHECK(MPI_Type_size_c(three, &type_size) == MPI_SUCCESS && type_size == 3000000000LL);
   CHECK(MPI_Type_get_extent_c(three, &lb, &extent) == MPI_SUCCESS && lb == 0 && extent == 3000000000LL);
@@ -241,6 +249,185 @@ void large_type() {
   CHECK(MPI_Type_size(three, &int_size) == MPI_SUCCESS && int_size == MPI_UNDEFINED);
   MPI_Type_free(&three);
   MPI_Type_free(&gigabyte);
+}
+
+// Whether the int-made type `a` and the _c-made type `b` (both freed here)
+// have one size, extent and packed image of a source array.
+bool same_type(MPI_Datatype a, MPI_Datatype b) {
+  MPI_Type_commit(&a);
+  MPI_Type_commit(&b);
+  int size_a = 0;
+  MPI_Count size_b = 0, lb_b = 0, extent_b = 0;
+  MPI_Aint lb_a = 0, extent_a = 0;
+  MPI_Type_size(a, &size_a);
+  MPI_Type_size_c(b, &size_b);
+  MPI_Type_get_extent(a, &lb_a, &extent_a);
+  MPI_Type_get_extent_c(b, &lb_b, &extent_b);
+  bool same = size_a == size_b && lb_a == lb_b && extent_a == extent_b && size_a > 0;
+  const std::vector<int> source = pattern(512, 3);
+  std::vector<char> packed_a(static_cast<std::size_t>(size_a)), packed_b(static_cast<std::size_t>(size_b));
+  int position_a = 0;
+  MPI_Count position_b = 0;
+  same &= MPI_Pack(source.data(), 1, a, packed_a.data(), size_a, &position_a, MPI_COMM_WORLD) == MPI_SUCCESS;
+  same &= MPI_Pack_c(source.data(), 1, b, packed_b.data(), size_b, &position_b, MPI_COMM_WORLD) == MPI_SUCCESS;
+  same &= position_a == position_b && packed_a == packed_b;
+  // The unpacked image lands where the type says, as with MPI_Unpack.
+  std::vector<int> unpacked_a(512, -1), unpacked_b(512, -1);
+  position_a = 0;
+  position_b = 0;
+  same &= MPI_Unpack(packed_a.data(), size_a, &position_a, unpacked_a.data(), 1, a, MPI_COMM_WORLD) == MPI_SUCCESS;
+  same &= MPI_Unpack_c(packed_b.data(), size_b, &position_b, unpacked_b.data(), 1, b, MPI_COMM_WORLD) == MPI_SUCCESS;
+  same &= unpacked_a == unpacked_b;
+  // An int constructor's type has no large counts; a _c one's has nothing else but its old types.
+  MPI_Count ints = 0, addresses = 0, large = 0, types = 0;
+  int combiner_a = 0, combiner_b = 0;
+  same &= MPI_Type_get_envelope_c(a, &ints, &addresses, &large, &types, &combiner_a) == MPI_SUCCESS && large == 0;
+  same &= MPI_Type_get_envelope_c(b, &ints, &addresses, &large, &types, &combiner_b) == MPI_SUCCESS && large > 0;
+  same &= combiner_a == combiner_b;
+  std::vector<int> int_args(static_cast<std::size_t>(ints) + 1);
+  std::vector<MPI_Aint> address_args(static_cast<std::size_t>(addresses) + 1);
+  std::vector<MPI_Count> large_args(static_cast<std::size_t>(large) + 1);
+  std::vector<MPI_Datatype> type_args(static_cast<std::size_t>(types) + 1);
+  same &= MPI_Type_get_contents_c(b, ints, addresses, large, types, int_args.data(), address_args.data(),
+                                  large_args.data(), type_args.data()) == MPI_SUCCESS;
+  for (MPI_Count i = 0; i < types; ++i) {
+    int named = 0;
+    MPI_Count n1, n2, n3, n4;
+    MPI_Type_get_envelope_c(type_args[static_cast<std::size_t>(i)], &n1, &n2, &n3, &n4, &named);
+    if (named != MPI_COMBINER_NAMED) MPI_Type_free(&type_args[static_cast<std::size_t>(i)]);
+  }
+  int n_ints, n_addresses, n_types, combiner;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  same &= MPI_Type_get_envelope(b, &n_ints, &n_addresses, &n_types, &combiner) == MPI_ERR_TYPE;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Type_free(&a);
+  MPI_Type_free(&b);
+  return same;
+}
+
+void constructors() {
+  MPI_Datatype a, b;
+  MPI_Type_contiguous(5, MPI_INT, &a);
+  MPI_Type_contiguous_c(5, MPI_INT, &b);
+  CHECK(same_type(a, b));
+  MPI_Type_vector(4, 2, 3, MPI_INT, &a);
+  MPI_Type_vector_c(4, 2, 3, MPI_INT, &b);
+  CHECK(same_type(a, b));
+  MPI_Type_create_hvector(3, 2, 20, MPI_INT, &a);
+  MPI_Type_create_hvector_c(3, 2, 20, MPI_INT, &b);
+  CHECK(same_type(a, b));
+  const int lengths[] = {2, 1, 3};
+  const int displacements[] = {0, 5, 9};
+  const MPI_Aint byte_displacements[] = {0, 20, 36};
+  const MPI_Count large_lengths[] = {2, 1, 3};
+  const MPI_Count large_displacements[] = {0, 5, 9};
+  const MPI_Count large_byte_displacements[] = {0, 20, 36};
+  MPI_Type_indexed(3, lengths, displacements, MPI_INT, &a);
+  MPI_Type_indexed_c(3, large_lengths, large_displacements, MPI_INT, &b);
+  CHECK(same_type(a, b));
+  MPI_Type_create_hindexed(3, lengths, byte_displacements, MPI_INT, &a);
+  MPI_Type_create_hindexed_c(3, large_lengths, large_byte_displacements, MPI_INT, &b);
+  CHECK(same_type(a, b));
+  MPI_Type_create_indexed_block(3, 2, displacements, MPI_INT, &a);
+  MPI_Type_create_indexed_block_c(3, 2, large_displacements, MPI_INT, &b);
+  CHECK(same_type(a, b));
+  MPI_Type_create_hindexed_block(3, 2, byte_displacements, MPI_INT, &a);
+  MPI_Type_create_hindexed_block_c(3, 2, large_byte_displacements, MPI_INT, &b);
+  CHECK(same_type(a, b));
+  const MPI_Datatype types[] = {MPI_INT, MPI_SHORT, MPI_INT};
+  MPI_Type_create_struct(3, lengths, byte_displacements, types, &a);
+  MPI_Type_create_struct_c(3, large_lengths, large_byte_displacements, types, &b);
+  CHECK(same_type(a, b));
+  MPI_Type_create_resized(MPI_INT, -4, 16, &a);
+  MPI_Type_create_resized_c(MPI_INT, -4, 16, &b);
+  MPI_Datatype a2, b2;  // resized types as the element of a contiguous run (lb -4 lies inside the source)
+  MPI_Type_contiguous(3, a, &a2);
+  MPI_Type_contiguous_c(3, b, &b2);
+  MPI_Type_free(&a);
+  MPI_Type_free(&b);
+  MPI_Type_create_hvector(1, 1, 0, a2, &a);
+  MPI_Type_create_hvector_c(1, 1, 0, b2, &b);
+  MPI_Type_free(&a2);
+  MPI_Type_free(&b2);
+  MPI_Type_create_resized(a, 0, 64, &a2);
+  MPI_Type_create_resized_c(b, 0, 64, &b2);
+  MPI_Type_free(&a);
+  MPI_Type_free(&b);
+  CHECK(same_type(a2, b2));
+  const int sizes[] = {6, 8}, subsizes[] = {2, 3}, starts[] = {1, 4};
+  const MPI_Count large_sizes[] = {6, 8}, large_subsizes[] = {2, 3}, large_starts[] = {1, 4};
+  MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT, &a);
+  MPI_Type_create_subarray_c(2, large_sizes, large_subsizes, large_starts, MPI_ORDER_C, MPI_INT, &b);
+  CHECK(same_type(a, b));
+  const int distribs[] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC}, dargs[] = {MPI_DISTRIBUTE_DFLT_DARG, 2};
+  const int psizes[] = {2, 2};
+  MPI_Type_create_darray(4, 3, 2, sizes, distribs, dargs, psizes, MPI_ORDER_FORTRAN, MPI_INT, &a);
+  MPI_Type_create_darray_c(4, 3, 2, large_sizes, distribs, dargs, psizes, MPI_ORDER_FORTRAN, MPI_INT, &b);
+  CHECK(same_type(a, b));
+
+  // A vector's large counts in the standard's order: count, blocklength, stride.
+  MPI_Type_vector_c(4, 2, 3, MPI_INT, &b);
+  MPI_Count large[3] = {0, 0, 0};
+  MPI_Datatype old = MPI_DATATYPE_NULL;
+  CHECK(MPI_Type_get_contents_c(b, 0, 0, 3, 1, nullptr, nullptr, large, &old) == MPI_SUCCESS);
+  CHECK(large[0] == 4 && large[1] == 2 && large[2] == 3 && old == MPI_INT);
+  MPI_Type_free(&b);
+}
+
+int sum_calls = 0;
+MPI_Count sum_length = 0;
+void sum_ints_c(void* in, void* inout, MPI_Count* len, MPI_Datatype* datatype) {
+  ++sum_calls;
+  sum_length = *len;
+  if (*datatype != MPI_INT) return;
+  for (MPI_Count i = 0; i < *len; ++i) static_cast<int*>(inout)[i] += static_cast<const int*>(in)[i];
+}
+
+void packing_and_reductions() {
+  const std::vector<int> values = pattern(kCount, rank);
+  int size_int = 0;
+  MPI_Count size_c = 0;
+  CHECK(MPI_Pack_size(kCount, MPI_INT, MPI_COMM_WORLD, &size_int) == MPI_SUCCESS);
+  CHECK(MPI_Pack_size_c(kCount, MPI_INT, MPI_COMM_WORLD, &size_c) == MPI_SUCCESS && size_c == size_int);
+  // Past INT_MAX: the int form refuses, the _c form answers.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  CHECK(MPI_Pack_size(1000000000, MPI_DOUBLE, MPI_COMM_WORLD, &size_int) == MPI_ERR_COUNT);
+  CHECK(MPI_Pack_c(values.data(), -1, MPI_INT, nullptr, 0, &size_c, MPI_COMM_WORLD) == MPI_ERR_COUNT);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  CHECK(MPI_Pack_size_c(1000000000, MPI_DOUBLE, MPI_COMM_WORLD, &size_c) == MPI_SUCCESS && size_c == 8000000000LL);
+
+  MPI_Aint external_int = 0;
+  MPI_Count external_c = 0;
+  CHECK(MPI_Pack_external_size("external32", kCount, MPI_INT, &external_int) == MPI_SUCCESS);
+  CHECK(MPI_Pack_external_size_c("external32", kCount, MPI_INT, &external_c) == MPI_SUCCESS &&
+        external_c == external_int);
+  std::vector<char> packed_int(static_cast<std::size_t>(external_int)), packed_c(packed_int.size());
+  MPI_Aint position_int = 0;
+  MPI_Count position_c = 0;
+  CHECK(MPI_Pack_external("external32", values.data(), kCount, MPI_INT, packed_int.data(), external_int,
+                          &position_int) == MPI_SUCCESS);
+  CHECK(MPI_Pack_external_c("external32", values.data(), kCount, MPI_INT, packed_c.data(), external_c,
+                            &position_c) == MPI_SUCCESS);
+  CHECK(position_c == position_int && packed_c == packed_int);
+  std::vector<int> unpacked(kCount, -1);
+  position_c = 0;
+  CHECK(MPI_Unpack_external_c("external32", packed_c.data(), external_c, &position_c, unpacked.data(), kCount,
+                              MPI_INT) == MPI_SUCCESS);
+  CHECK(unpacked == values && position_c == external_c);
+
+  // A large-count user operation: called with the whole length, locally and in a collective.
+  MPI_Op sum;
+  CHECK(MPI_Op_create_c(sum_ints_c, 1, &sum) == MPI_SUCCESS);
+  std::vector<int> local = values, reference = values;
+  CHECK(MPI_Reduce_local_c(values.data(), local.data(), kCount, MPI_INT, sum) == MPI_SUCCESS);
+  CHECK(sum_calls == 1 && sum_length == kCount);
+  CHECK(MPI_Reduce_local(values.data(), reference.data(), kCount, MPI_INT, MPI_SUM) == MPI_SUCCESS);
+  CHECK(local == reference);
+  std::vector<int> total(kCount), expected(kCount);
+  CHECK(MPI_Allreduce(values.data(), total.data(), kCount, MPI_INT, sum, MPI_COMM_WORLD) == MPI_SUCCESS);
+  CHECK(MPI_Allreduce(values.data(), expected.data(), kCount, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
+  CHECK(total == expected);
+  MPI_Op_free(&sum);
 }
 
 // 2^31 + 16 bytes from rank 0 to rank 1. The sender touches only the pages
@@ -299,6 +486,8 @@ int main(int argc, char** argv) {
   matched_probes();
   count_errors();
   status_counts();
+  constructors();
+  packing_and_reductions();
   large_type();
   large_message();
   const int rc = tern::mpi_test::conclude("mpi_large_count");

@@ -52,15 +52,21 @@ int prefix_reduction(bool exclusive, const void* sendbuf, void* recvbuf, int cou
 
 // Reduce_local on a derived type: a user operation takes it as it is; a
 // predefined one sees the elements of its one basic type.
-int reduce_local_derived(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
-  constexpr const char* kFunction = "MPI_Reduce_local";
+int reduce_local_derived(const char* kFunction, const void* inbuf, void* inoutbuf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Op op) {
   const std::shared_ptr<const DerivedType> desc = describe_type(datatype);
   if (desc == nullptr || !desc->committed) {
     return raise(nullptr, MPI_ERR_TYPE, kFunction, "invalid or uncommitted datatype %d", datatype);
   }
   if (is_user_op(op)) {
     if (count == 0) return MPI_SUCCESS;
-    if (call_user_op(op, datatype, const_cast<void*>(inbuf), inoutbuf, count) != MPI_SUCCESS) {
+    if (int err = call_user_op(op, datatype, const_cast<void*>(inbuf), inoutbuf, count); err != MPI_SUCCESS) {
+      if (err == MPI_ERR_COUNT) {
+        return raise(nullptr, MPI_ERR_COUNT, kFunction,
+                     "count %lld of a derived datatype exceeds INT_MAX, more than the int count of an MPI_Op_create "
+                     "function takes (MPI_Op_create_c's takes any)",
+                     count);
+      }
       return raise(nullptr, MPI_ERR_OP, kFunction, "invalid operation %d", op);
     }
     return MPI_SUCCESS;
@@ -78,6 +84,23 @@ int reduce_local_derived(const void* inbuf, void* inoutbuf, int count, MPI_Datat
     return raise(nullptr, MPI_ERR_OP, kFunction, "operation %d is not defined on datatype %d", op, datatype);
   }
   unpack_data(*desc, inout.data(), bytes, inoutbuf, static_cast<std::size_t>(count));
+  return MPI_SUCCESS;
+}
+
+int reduce_local(const char* kFunction, const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                 MPI_Op op) {
+  if (g_state == nullptr) return not_initialized(kFunction);
+  if (count < 0) return raise(nullptr, MPI_ERR_COUNT, kFunction, "invalid count %lld", count);
+  if (!valid_op(op)) return raise(nullptr, MPI_ERR_OP, kFunction, "invalid operation %d", op);
+  if (count > 0 && (inbuf == nullptr || inoutbuf == nullptr)) {
+    return raise(nullptr, MPI_ERR_BUFFER, kFunction, "null buffer");
+  }
+  if (is_derived_handle(datatype)) return reduce_local_derived(kFunction, inbuf, inoutbuf, count, datatype, op);
+  const TypeInfo* type = find_type(datatype);
+  if (type == nullptr) return raise(nullptr, MPI_ERR_TYPE, kFunction, "invalid datatype %d", datatype);
+  if (apply_op(op, datatype, inbuf, inoutbuf, static_cast<std::size_t>(count)) != MPI_SUCCESS) {
+    return raise(nullptr, MPI_ERR_OP, kFunction, "operation %d is not defined on %s", op, type->name);
+  }
   return MPI_SUCCESS;
 }
 
@@ -100,20 +123,11 @@ int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 }
 
 int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
-  constexpr const char* kFunction = "MPI_Reduce_local";
-  if (g_state == nullptr) return not_initialized(kFunction);
-  if (count < 0) return raise(nullptr, MPI_ERR_COUNT, kFunction, "invalid count %d", count);
-  if (!valid_op(op)) return raise(nullptr, MPI_ERR_OP, kFunction, "invalid operation %d", op);
-  if (count > 0 && (inbuf == nullptr || inoutbuf == nullptr)) {
-    return raise(nullptr, MPI_ERR_BUFFER, kFunction, "null buffer");
-  }
-  if (is_derived_handle(datatype)) return reduce_local_derived(inbuf, inoutbuf, count, datatype, op);
-  const TypeInfo* type = find_type(datatype);
-  if (type == nullptr) return raise(nullptr, MPI_ERR_TYPE, kFunction, "invalid datatype %d", datatype);
-  if (apply_op(op, datatype, inbuf, inoutbuf, static_cast<std::size_t>(count)) != MPI_SUCCESS) {
-    return raise(nullptr, MPI_ERR_OP, kFunction, "operation %d is not defined on %s", op, type->name);
-  }
-  return MPI_SUCCESS;
+  return reduce_local("MPI_Reduce_local", inbuf, inoutbuf, count, datatype, op);
+}
+
+int PMPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) {
+  return reduce_local("MPI_Reduce_local_c", inbuf, inoutbuf, count, datatype, op);
 }
 
 int PMPI_Op_commutative(MPI_Op op, int* commute) {
@@ -128,6 +142,7 @@ int PMPI_Op_commutative(MPI_Op op, int* commute) {
 #pragma weak MPI_Scan = PMPI_Scan
 #pragma weak MPI_Exscan = PMPI_Exscan
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
+#pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
 #pragma weak MPI_Op_commutative = PMPI_Op_commutative
 
 }  // extern "C"

@@ -6,6 +6,7 @@
 // spans the whole array as the standard defines the extent; the result then
 // records the call that made it (MPI_Type_get_contents).
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "state.hpp"
@@ -14,29 +15,32 @@ namespace tern::mpi {
 namespace {
 
 struct IndexRun {  // `length` consecutive indices from `start`
-  int start;
-  int length;
+  MPI_Count start;
+  MPI_Count length;
 };
 
 // The array type keeping runs[d] of dimension d (sizes[d] indices) of `oldtype`.
-int build_array_type(int ndims, const int sizes[], const std::vector<std::vector<IndexRun>>& runs, int order,
+// Sizes: int, or MPI_Count in the large-count forms; built from the
+// large-count constructors, which take either.
+template <typename Size>
+int build_array_type(int ndims, const Size sizes[], const std::vector<std::vector<IndexRun>>& runs, int order,
                      MPI_Datatype oldtype, MPI_Aint old_extent, MPI_Datatype* newtype) {
   MPI_Datatype inner = oldtype;
   MPI_Aint stride = old_extent;
   for (int i = 0; i < ndims; ++i) {
     const int d = order == MPI_ORDER_C ? ndims - 1 - i : i;
-    std::vector<int> lengths;
-    std::vector<MPI_Aint> displacements;
+    std::vector<MPI_Count> lengths;
+    std::vector<MPI_Count> displacements;
     for (const IndexRun& run : runs[d]) {
       lengths.push_back(run.length);
       displacements.push_back(stride * run.start);
     }
     MPI_Datatype kept = MPI_DATATYPE_NULL, whole = MPI_DATATYPE_NULL;
-    int error = PMPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displacements.data(),
-                                          inner, &kept);
+    int error = PMPI_Type_create_hindexed_c(static_cast<MPI_Count>(lengths.size()), lengths.data(),
+                                            displacements.data(), inner, &kept);
     if (inner != oldtype) PMPI_Type_free(&inner);
     if (error != MPI_SUCCESS) return error;
-    error = PMPI_Type_create_resized(kept, 0, stride * sizes[d], &whole);
+    error = PMPI_Type_create_resized_c(kept, 0, stride * static_cast<MPI_Aint>(sizes[d]), &whole);
     PMPI_Type_free(&kept);
     if (error != MPI_SUCCESS) return error;
     inner = whole;
@@ -48,7 +52,7 @@ int build_array_type(int ndims, const int sizes[], const std::vector<std::vector
 
 // The runs of dimension `d`'s indices process coordinate `coord` of
 // `procs` keeps; false (with `why`) for a distribution that cannot be.
-bool distributed_runs(int size, int distrib, int darg, int procs, int coord, std::vector<IndexRun>& runs,
+bool distributed_runs(MPI_Count size, int distrib, int darg, int procs, int coord, std::vector<IndexRun>& runs,
                       const char*& why) {
   runs.clear();
   if (distrib == MPI_DISTRIBUTE_NONE) {
@@ -64,32 +68,27 @@ bool distributed_runs(int size, int distrib, int darg, int procs, int coord, std
     return false;
   }
   const bool block = distrib == MPI_DISTRIBUTE_BLOCK;
-  int width = darg;
+  MPI_Count width = darg;
   if (darg == MPI_DISTRIBUTE_DFLT_DARG) {
     width = block ? (size + procs - 1) / procs : 1;
-  } else if (darg <= 0 || (block && static_cast<long long>(darg) * procs < size)) {
+  } else if (darg <= 0 || (block && static_cast<MPI_Count>(darg) * procs < size)) {
     why = block ? "block size too small to cover the dimension" : "cyclic block size not positive";
     return false;
   }
   // A block distribution is a cyclic one whose blocks go round only once.
-  const long long cycle = static_cast<long long>(width) * procs;
-  for (long long start = static_cast<long long>(coord) * width; start < size; start += cycle) {
-    runs.push_back(IndexRun{static_cast<int>(start), static_cast<int>(std::min<long long>(width, size - start))});
+  const MPI_Count cycle = width * procs;
+  for (MPI_Count start = coord * width; start < size; start += cycle) {
+    runs.push_back(IndexRun{start, std::min(width, size - start)});
     if (block) break;
   }
   return true;
 }
 
-}  // namespace
-}  // namespace tern::mpi
 
-using namespace tern::mpi;
 
-extern "C" {
-
-int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
-                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  static constexpr const char* kFunction = "MPI_Type_create_subarray";
+template <typename Size>
+int subarray(const char* kFunction, int ndims, const Size sizes[], const Size subsizes[], const Size starts[],
+             int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (g_state == nullptr) return not_initialized(kFunction);
   if (ndims <= 0) return raise(nullptr, MPI_ERR_ARG, kFunction, "invalid ndims %d", ndims);
   if (sizes == nullptr || subsizes == nullptr || starts == nullptr || newtype == nullptr) {
@@ -102,8 +101,9 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
   for (int d = 0; d < ndims; ++d) {
     if (sizes[d] <= 0 || subsizes[d] <= 0 || subsizes[d] > sizes[d] || starts[d] < 0 ||
         starts[d] > sizes[d] - subsizes[d]) {
-      return raise(nullptr, MPI_ERR_ARG, kFunction, "dimension %d: size %d, subsize %d, start %d do not fit", d,
-                   sizes[d], subsizes[d], starts[d]);
+      return raise(nullptr, MPI_ERR_ARG, kFunction, "dimension %d: size %lld, subsize %lld, start %lld do not fit",
+                   d, static_cast<MPI_Count>(sizes[d]), static_cast<MPI_Count>(subsizes[d]),
+                   static_cast<MPI_Count>(starts[d]));
     }
     runs[d].push_back(IndexRun{starts[d], subsizes[d]});
   }
@@ -112,17 +112,23 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
   if (int err = build_array_type(ndims, sizes, runs, order, oldtype, old->extent, newtype); err != MPI_SUCCESS) {
     return err;
   }
-  TypeContents contents{MPI_COMBINER_SUBARRAY, {ndims}, {}, {old}};
-  for (const int* array : {sizes, subsizes, starts}) contents.ints.insert(contents.ints.end(), array, array + ndims);
+  // The standard's contents: the sizes among the integers, or the large counts of the _c form.
+  TypeContents contents{MPI_COMBINER_SUBARRAY, {ndims}, {}, {old}, {}};
+  for (const Size* array : {sizes, subsizes, starts}) {
+    if constexpr (std::is_same_v<Size, int>) {
+      contents.ints.insert(contents.ints.end(), array, array + ndims);
+    } else {
+      contents.large_counts.insert(contents.large_counts.end(), array, array + ndims);
+    }
+  }
   contents.ints.push_back(order);
   record_contents(*newtype, std::move(contents));
   return MPI_SUCCESS;
 }
 
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
-                            const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,
-                            MPI_Datatype* newtype) {
-  static constexpr const char* kFunction = "MPI_Type_create_darray";
+template <typename Size>
+int darray(const char* kFunction, int size, int rank, int ndims, const Size gsizes[], const int distribs[],
+           const int dargs[], const int psizes[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (g_state == nullptr) return not_initialized(kFunction);
   if (size <= 0 || rank < 0 || rank >= size) {
     return raise(nullptr, MPI_ERR_ARG, kFunction, "invalid rank %d of size %d", rank, size);
@@ -137,7 +143,8 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], c
   long long grid = 1;
   for (int d = 0; d < ndims; ++d) {
     if (gsizes[d] <= 0 || psizes[d] <= 0) {
-      return raise(nullptr, MPI_ERR_ARG, kFunction, "dimension %d: gsize %d, psize %d", d, gsizes[d], psizes[d]);
+      return raise(nullptr, MPI_ERR_ARG, kFunction, "dimension %d: gsize %lld, psize %d", d,
+                   static_cast<MPI_Count>(gsizes[d]), psizes[d]);
     }
     grid *= psizes[d];
   }
@@ -160,16 +167,52 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], c
   if (int err = build_array_type(ndims, gsizes, runs, order, oldtype, old->extent, newtype); err != MPI_SUCCESS) {
     return err;
   }
-  TypeContents contents{MPI_COMBINER_DARRAY, {size, rank, ndims}, {}, {old}};
-  for (const int* array : {gsizes, distribs, dargs, psizes}) {
-    contents.ints.insert(contents.ints.end(), array, array + ndims);
+  TypeContents contents{MPI_COMBINER_DARRAY, {size, rank, ndims}, {}, {old}, {}};
+  if constexpr (std::is_same_v<Size, int>) {
+    contents.ints.insert(contents.ints.end(), gsizes, gsizes + ndims);
+  } else {
+    contents.large_counts.insert(contents.large_counts.end(), gsizes, gsizes + ndims);
   }
+  for (const int* array : {distribs, dargs, psizes}) contents.ints.insert(contents.ints.end(), array, array + ndims);
   contents.ints.push_back(order);
   record_contents(*newtype, std::move(contents));
   return MPI_SUCCESS;
 }
 
+}  // namespace
+}  // namespace tern::mpi
+
+using namespace tern::mpi;
+
+extern "C" {
+
+int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[], int order,
+                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return subarray("MPI_Type_create_subarray", ndims, sizes, subsizes, starts, order, oldtype, newtype);
+}
+
+int PMPI_Type_create_subarray_c(int ndims, const MPI_Count sizes[], const MPI_Count subsizes[],
+                                const MPI_Count starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return subarray("MPI_Type_create_subarray_c", ndims, sizes, subsizes, starts, order, oldtype, newtype);
+}
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
+                            const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype* newtype) {
+  return darray("MPI_Type_create_darray", size, rank, ndims, gsizes, distribs, dargs, psizes, order, oldtype,
+                newtype);
+}
+
+int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count gsizes[], const int distribs[],
+                              const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,
+                              MPI_Datatype* newtype) {
+  return darray("MPI_Type_create_darray_c", size, rank, ndims, gsizes, distribs, dargs, psizes, order, oldtype,
+                newtype);
+}
+
 #pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
 #pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
+#pragma weak MPI_Type_create_subarray_c = PMPI_Type_create_subarray_c
+#pragma weak MPI_Type_create_darray_c = PMPI_Type_create_darray_c
 
 }  // extern "C"

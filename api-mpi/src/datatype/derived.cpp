@@ -1,6 +1,7 @@
-// Derived datatypes: the constructors, commit/free/dup, the queries, names,
-// MPI_Pack/Unpack/Pack_size, MPI_Get_address and the MPI_Aint helpers (the
-// collectives on derived types are in coll/derived.cpp).
+// Derived datatypes: the constructors (int and large-count forms),
+// commit/free/dup, the queries, names, MPI_Get_address and the MPI_Aint
+// helpers (MPI_Pack and friends are in pack.cpp, the collectives on derived
+// types in coll/derived.cpp).
 #include "datatype/derived.hpp"
 
 #include <algorithm>
@@ -218,10 +219,10 @@ int bad_type(const char* function, MPI_Datatype type) {
 }
 
 // Common checks of the constructors: count, the output handle, the old type.
-int check_ctor(const char* function, int count, MPI_Datatype* newtype, std::shared_ptr<const DerivedType>* old,
-               MPI_Datatype oldtype) {
+int check_ctor(const char* function, MPI_Count count, MPI_Datatype* newtype,
+               std::shared_ptr<const DerivedType>* old, MPI_Datatype oldtype) {
   if (int err = check_init(function); err != MPI_SUCCESS) return err;
-  if (count < 0) return raise(nullptr, MPI_ERR_COUNT, function, "invalid count %d", count);
+  if (count < 0) return raise(nullptr, MPI_ERR_COUNT, function, "invalid count %lld", count);
   if (newtype == nullptr) return raise(nullptr, MPI_ERR_ARG, function, "null newtype argument");
   if (old != nullptr) {
     *old = describe_type(oldtype);
@@ -239,43 +240,160 @@ int publish(const char* function, std::shared_ptr<DerivedType> type, TypeContent
   return MPI_SUCCESS;
 }
 
+// A constructor's arguments as MPI_Type_get_contents returns them: counts
+// among the integers and byte displacements among the addresses, or, for
+// a large-count (_c) constructor, every count and displacement among the
+// large counts, in argument order, as the standard lays them out.
+class ContentsRecorder {
+ public:
+  ContentsRecorder(int combiner, bool large) : large_(large) { contents_.combiner = combiner; }
+  void integer(MPI_Count value) {
+    if (large_) {
+      contents_.large_counts.push_back(value);
+    } else {
+      contents_.ints.push_back(static_cast<int>(value));
+    }
+  }
+  void address(MPI_Count value) {
+    if (large_) {
+      contents_.large_counts.push_back(value);
+    } else {
+      contents_.aints.push_back(static_cast<MPI_Aint>(value));
+    }
+  }
+  // Arguments that stay int in the _c forms (subarray's order, darray's distributions).
+  void fixed_integer(int value) { contents_.ints.push_back(value); }
+  void type(std::shared_ptr<const DerivedType> old) { contents_.types.push_back(std::move(old)); }
+  TypeContents take() { return std::move(contents_); }
+
+ private:
+  TypeContents contents_;
+  bool large_;
+};
+
 // Indexed-family constructor: block i of blocklengths[i] (or `fixed`) old
-// types at displacement displs[i] * unit bytes.
-template <typename Disp>
-int build_indexed(const char* function, int count, const int blocklengths[], int fixed, const Disp displs[],
-                  MPI_Aint unit, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+// types at displacement displs[i] * unit bytes. Count: int, or MPI_Count
+// for the large-count forms.
+template <typename Count, typename Disp>
+int build_indexed(const char* function, int combiner, Count count, const Count blocklengths[], Count fixed,
+                  const Disp displs[], MPI_Aint unit, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   std::shared_ptr<const DerivedType> old;
   if (int err = check_ctor(function, count, newtype, &old, oldtype); err != MPI_SUCCESS) return err;
   if (count > 0 && (displs == nullptr || (blocklengths == nullptr && fixed < 0))) {
     return raise(nullptr, MPI_ERR_ARG, function, "null array argument");
   }
   if (blocklengths == nullptr && fixed < 0) {
-    return raise(nullptr, MPI_ERR_ARG, function, "invalid blocklength %d", fixed);
+    return raise(nullptr, MPI_ERR_ARG, function, "invalid blocklength %lld", static_cast<MPI_Count>(fixed));
   }
-  // Contents: count, the block lengths (or the one), then the
-  // displacements among the integers or the addresses, by their type.
-  constexpr bool kBytes = std::is_same_v<Disp, MPI_Aint>;
-  TypeContents contents;
-  contents.combiner = blocklengths != nullptr ? (kBytes ? MPI_COMBINER_HINDEXED : MPI_COMBINER_INDEXED)
-                                              : (kBytes ? MPI_COMBINER_HINDEXED_BLOCK : MPI_COMBINER_INDEXED_BLOCK);
-  contents.ints.push_back(count);
-  if (blocklengths == nullptr) contents.ints.push_back(fixed);
-  contents.types.push_back(old);
+  // Contents: count, the block lengths (or the one), then the displacements.
+  ContentsRecorder contents(combiner, std::is_same_v<Count, MPI_Count>);
+  contents.integer(count);
+  if (blocklengths == nullptr) contents.integer(fixed);
+  contents.type(old);
   Builder b;
-  for (int i = 0; i < count; ++i) {
-    const int length = blocklengths != nullptr ? blocklengths[i] : fixed;
-    if (length < 0) return raise(nullptr, MPI_ERR_ARG, function, "invalid blocklength %d at index %d", length, i);
+  for (Count i = 0; i < count; ++i) {
+    const Count length = blocklengths != nullptr ? blocklengths[i] : fixed;
+    if (length < 0) {
+      return raise(nullptr, MPI_ERR_ARG, function, "invalid blocklength %lld at index %lld",
+                   static_cast<MPI_Count>(length), static_cast<MPI_Count>(i));
+    }
     b.add(*old, static_cast<MPI_Aint>(displs[i]) * unit, static_cast<std::size_t>(length));
-    if (blocklengths != nullptr) contents.ints.push_back(length);
+    if (blocklengths != nullptr) contents.integer(length);
   }
-  for (int i = 0; i < count; ++i) {
-    if constexpr (kBytes) {
-      contents.aints.push_back(displs[i]);
+  for (Count i = 0; i < count; ++i) {
+    if constexpr (std::is_same_v<Disp, int>) {
+      contents.integer(displs[i]);
     } else {
-      contents.ints.push_back(displs[i]);
+      contents.address(displs[i]);
     }
   }
-  return publish(function, b.finish(false), std::move(contents), newtype);
+  return publish(function, b.finish(false), contents.take(), newtype);
+}
+
+// The other constructors, shared by their int and large-count forms.
+template <typename Count>
+int contiguous(const char* function, Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  std::shared_ptr<const DerivedType> old;
+  if (int err = check_ctor(function, count, newtype, &old, oldtype); err != MPI_SUCCESS) return err;
+  ContentsRecorder contents(MPI_COMBINER_CONTIGUOUS, std::is_same_v<Count, MPI_Count>);
+  contents.integer(count);
+  contents.type(old);
+  Builder b;
+  b.add(*old, 0, static_cast<std::size_t>(count));
+  return publish(function, b.finish(false), contents.take(), newtype);
+}
+
+// Vectors: `stride` in old extents (`hvector` false) or in bytes.
+template <typename Count, typename Stride>
+int vector(const char* function, Count count, Count blocklength, Stride stride, bool hvector, MPI_Datatype oldtype,
+           MPI_Datatype* newtype) {
+  std::shared_ptr<const DerivedType> old;
+  if (int err = check_ctor(function, count, newtype, &old, oldtype); err != MPI_SUCCESS) return err;
+  if (blocklength < 0) {
+    return raise(nullptr, MPI_ERR_ARG, function, "invalid blocklength %lld", static_cast<MPI_Count>(blocklength));
+  }
+  ContentsRecorder contents(hvector ? MPI_COMBINER_HVECTOR : MPI_COMBINER_VECTOR, std::is_same_v<Count, MPI_Count>);
+  contents.integer(count);
+  contents.integer(blocklength);
+  if (hvector) {
+    contents.address(stride);
+  } else {
+    contents.integer(stride);
+  }
+  contents.type(old);
+  const MPI_Aint stride_bytes = hvector ? static_cast<MPI_Aint>(stride) : static_cast<MPI_Aint>(stride) * old->extent;
+  Builder b;
+  for (Count i = 0; i < count; ++i) {
+    b.add(*old, static_cast<MPI_Aint>(i) * stride_bytes, static_cast<std::size_t>(blocklength));
+  }
+  return publish(function, b.finish(false), contents.take(), newtype);
+}
+
+template <typename Count, typename Disp>
+int create_struct(const char* function, Count count, const Count blocklengths[], const Disp displacements[],
+                  const MPI_Datatype types[], MPI_Datatype* newtype) {
+  if (int err = check_ctor(function, count, newtype, nullptr, MPI_DATATYPE_NULL); err != MPI_SUCCESS) return err;
+  if (count > 0 && (blocklengths == nullptr || displacements == nullptr || types == nullptr)) {
+    return raise(nullptr, MPI_ERR_ARG, function, "null array argument");
+  }
+  Builder b;
+  ContentsRecorder contents(MPI_COMBINER_STRUCT, std::is_same_v<Count, MPI_Count>);
+  contents.integer(count);
+  for (Count i = 0; i < count; ++i) {
+    std::shared_ptr<const DerivedType> old = describe_type(types[i]);
+    if (old == nullptr) {
+      return raise(nullptr, MPI_ERR_TYPE, function, "invalid datatype %d at index %lld", types[i],
+                   static_cast<MPI_Count>(i));
+    }
+    if (blocklengths[i] < 0) {
+      return raise(nullptr, MPI_ERR_ARG, function, "invalid blocklength %lld at index %lld",
+                   static_cast<MPI_Count>(blocklengths[i]), static_cast<MPI_Count>(i));
+    }
+    b.add(*old, static_cast<MPI_Aint>(displacements[i]), static_cast<std::size_t>(blocklengths[i]));
+    contents.integer(blocklengths[i]);
+    contents.type(std::move(old));
+  }
+  for (Count i = 0; i < count; ++i) contents.address(displacements[i]);
+  return publish(function, b.finish(true), contents.take(), newtype);
+}
+
+template <typename Bound>
+int resized(const char* function, MPI_Datatype oldtype, Bound lb, Bound extent, MPI_Datatype* newtype) {
+  std::shared_ptr<const DerivedType> old;
+  if (int err = check_ctor(function, 0, newtype, &old, oldtype); err != MPI_SUCCESS) return err;
+  auto t = std::make_shared<DerivedType>(*old);
+  t->lb = static_cast<MPI_Aint>(lb);
+  t->extent = static_cast<MPI_Aint>(extent);
+  t->explicit_bounds = true;
+  t->committed = t->predefined = false;
+  t->name.clear();
+  t->contiguous = (t->blocks.empty() && t->extent == 0) ||
+                  (t->blocks.size() == 1 && t->blocks[0].offset == 0 && static_cast<MPI_Aint>(t->size) == t->extent);
+  ContentsRecorder contents(MPI_COMBINER_RESIZED, std::is_same_v<Bound, MPI_Count>);
+  contents.address(lb);
+  contents.address(extent);
+  contents.type(old);
+  return publish(function, std::move(t), contents.take(), newtype);
 }
 
 }  // namespace
@@ -358,53 +476,64 @@ using namespace tern::mpi;
 extern "C" {
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  constexpr const char* kFunction = "MPI_Type_contiguous";
-  std::shared_ptr<const DerivedType> old;
-  if (int err = check_ctor(kFunction, count, newtype, &old, oldtype); err != MPI_SUCCESS) return err;
-  Builder b;
-  b.add(*old, 0, static_cast<std::size_t>(count));
-  return publish(kFunction, b.finish(false), TypeContents{MPI_COMBINER_CONTIGUOUS, {count}, {}, {old}}, newtype);
+  return contiguous("MPI_Type_contiguous", count, oldtype, newtype);
 }
 
-static int vector_common(const char* function, int count, int blocklength, MPI_Aint stride_bytes,
-                         const DerivedType& old, TypeContents contents, MPI_Datatype* newtype) {
-  if (blocklength < 0) return raise(nullptr, MPI_ERR_ARG, function, "invalid blocklength %d", blocklength);
-  Builder b;
-  for (int i = 0; i < count; ++i) b.add(old, static_cast<MPI_Aint>(i) * stride_bytes, static_cast<std::size_t>(blocklength));
-  return publish(function, b.finish(false), std::move(contents), newtype);
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return contiguous("MPI_Type_contiguous_c", count, oldtype, newtype);
 }
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  constexpr const char* kFunction = "MPI_Type_vector";
-  std::shared_ptr<const DerivedType> old;
-  if (int err = check_ctor(kFunction, count, newtype, &old, oldtype); err != MPI_SUCCESS) return err;
-  return vector_common(kFunction, count, blocklength, static_cast<MPI_Aint>(stride) * old->extent, *old,
-                       TypeContents{MPI_COMBINER_VECTOR, {count, blocklength, stride}, {}, {old}}, newtype);
+  return vector("MPI_Type_vector", count, blocklength, stride, false, oldtype, newtype);
+}
+
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                       MPI_Datatype* newtype) {
+  return vector("MPI_Type_vector_c", count, blocklength, stride, false, oldtype, newtype);
 }
 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype* newtype) {
-  constexpr const char* kFunction = "MPI_Type_create_hvector";
-  std::shared_ptr<const DerivedType> old;
-  if (int err = check_ctor(kFunction, count, newtype, &old, oldtype); err != MPI_SUCCESS) return err;
-  return vector_common(kFunction, count, blocklength, stride, *old,
-                       TypeContents{MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}, {old}}, newtype);
+  return vector("MPI_Type_create_hvector", count, blocklength, stride, true, oldtype, newtype);
+}
+
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                               MPI_Datatype* newtype) {
+  return vector("MPI_Type_create_hvector_c", count, blocklength, stride, true, oldtype, newtype);
 }
 
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
 }
 
+// The indexed forms count displacements in old extents.
+static MPI_Aint extent_of(MPI_Datatype oldtype) {
+  const std::shared_ptr<const DerivedType> old = describe_type(oldtype);
+  return old != nullptr ? old->extent : 0;
+}
+
 int PMPI_Type_indexed(int count, const int blocklengths[], const int displacements[], MPI_Datatype oldtype,
                       MPI_Datatype* newtype) {
-  const std::shared_ptr<const DerivedType> old = describe_type(oldtype);
-  const MPI_Aint unit = old != nullptr ? old->extent : 0;
-  return build_indexed("MPI_Type_indexed", count, blocklengths, -1, displacements, unit, oldtype, newtype);
+  return build_indexed("MPI_Type_indexed", MPI_COMBINER_INDEXED, count, blocklengths, -1, displacements,
+                       extent_of(oldtype), oldtype, newtype);
+}
+
+int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count blocklengths[], const MPI_Count displacements[],
+                        MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return build_indexed("MPI_Type_indexed_c", MPI_COMBINER_INDEXED, count, blocklengths, MPI_Count{-1},
+                       displacements, extent_of(oldtype), oldtype, newtype);
 }
 
 int PMPI_Type_create_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[],
                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return build_indexed("MPI_Type_create_hindexed", count, blocklengths, -1, displacements, 1, oldtype, newtype);
+  return build_indexed("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, count, blocklengths, -1, displacements, 1,
+                       oldtype, newtype);
+}
+
+int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count blocklengths[], const MPI_Count displacements[],
+                                MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return build_indexed("MPI_Type_create_hindexed_c", MPI_COMBINER_HINDEXED, count, blocklengths, MPI_Count{-1},
+                       displacements, 1, oldtype, newtype);
 }
 
 int PMPI_Type_hindexed(int count, const int blocklengths[], const MPI_Aint displacements[], MPI_Datatype oldtype,
@@ -414,56 +543,44 @@ int PMPI_Type_hindexed(int count, const int blocklengths[], const MPI_Aint displ
 
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int displacements[], MPI_Datatype oldtype,
                                    MPI_Datatype* newtype) {
-  const std::shared_ptr<const DerivedType> old = describe_type(oldtype);
-  const MPI_Aint unit = old != nullptr ? old->extent : 0;
-  return build_indexed("MPI_Type_create_indexed_block", count, nullptr, blocklength, displacements, unit, oldtype,
-                       newtype);
+  return build_indexed<int>("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK, count, nullptr, blocklength,
+                            displacements, extent_of(oldtype), oldtype, newtype);
+}
+
+int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count displacements[],
+                                     MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return build_indexed<MPI_Count>("MPI_Type_create_indexed_block_c", MPI_COMBINER_INDEXED_BLOCK, count, nullptr,
+                                  blocklength, displacements, extent_of(oldtype), oldtype, newtype);
 }
 
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint displacements[],
                                     MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return build_indexed("MPI_Type_create_hindexed_block", count, nullptr, blocklength, displacements, 1, oldtype,
-                       newtype);
+  return build_indexed<int>("MPI_Type_create_hindexed_block", MPI_COMBINER_HINDEXED_BLOCK, count, nullptr,
+                            blocklength, displacements, 1, oldtype, newtype);
+}
+
+int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count displacements[],
+                                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return build_indexed<MPI_Count>("MPI_Type_create_hindexed_block_c", MPI_COMBINER_HINDEXED_BLOCK, count, nullptr,
+                                  blocklength, displacements, 1, oldtype, newtype);
 }
 
 int PMPI_Type_create_struct(int count, const int blocklengths[], const MPI_Aint displacements[],
                             const MPI_Datatype types[], MPI_Datatype* newtype) {
-  constexpr const char* kFunction = "MPI_Type_create_struct";
-  if (int err = check_ctor(kFunction, count, newtype, nullptr, MPI_DATATYPE_NULL); err != MPI_SUCCESS) return err;
-  if (count > 0 && (blocklengths == nullptr || displacements == nullptr || types == nullptr)) {
-    return raise(nullptr, MPI_ERR_ARG, kFunction, "null array argument");
-  }
-  Builder b;
-  TypeContents contents{MPI_COMBINER_STRUCT, {count}, {}, {}};
-  for (int i = 0; i < count; ++i) {
-    std::shared_ptr<const DerivedType> old = describe_type(types[i]);
-    if (old == nullptr) {
-      return raise(nullptr, MPI_ERR_TYPE, kFunction, "invalid datatype %d at index %d", types[i], i);
-    }
-    if (blocklengths[i] < 0) {
-      return raise(nullptr, MPI_ERR_ARG, kFunction, "invalid blocklength %d at index %d", blocklengths[i], i);
-    }
-    b.add(*old, displacements[i], static_cast<std::size_t>(blocklengths[i]));
-    contents.ints.push_back(blocklengths[i]);
-    contents.aints.push_back(displacements[i]);
-    contents.types.push_back(std::move(old));
-  }
-  return publish(kFunction, b.finish(true), std::move(contents), newtype);
+  return create_struct("MPI_Type_create_struct", count, blocklengths, displacements, types, newtype);
+}
+
+int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count blocklengths[], const MPI_Count displacements[],
+                              const MPI_Datatype types[], MPI_Datatype* newtype) {
+  return create_struct("MPI_Type_create_struct_c", count, blocklengths, displacements, types, newtype);
 }
 
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
-  constexpr const char* kFunction = "MPI_Type_create_resized";
-  std::shared_ptr<const DerivedType> old;
-  if (int err = check_ctor(kFunction, 0, newtype, &old, oldtype); err != MPI_SUCCESS) return err;
-  auto t = std::make_shared<DerivedType>(*old);
-  t->lb = lb;
-  t->extent = extent;
-  t->explicit_bounds = true;
-  t->committed = t->predefined = false;
-  t->name.clear();
-  t->contiguous = (t->blocks.empty() && extent == 0) ||
-                  (t->blocks.size() == 1 && t->blocks[0].offset == 0 && static_cast<MPI_Aint>(t->size) == extent);
-  return publish(kFunction, std::move(t), TypeContents{MPI_COMBINER_RESIZED, {}, {lb, extent}, {old}}, newtype);
+  return resized("MPI_Type_create_resized", oldtype, lb, extent, newtype);
+}
+
+int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype) {
+  return resized("MPI_Type_create_resized_c", oldtype, lb, extent, newtype);
 }
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
@@ -474,7 +591,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   t->predefined = false;
   t->committed = old->committed;
   t->name.clear();
-  if (int err = publish(kFunction, std::move(t), TypeContents{MPI_COMBINER_DUP, {}, {}, {old}}, newtype);
+  if (int err = publish(kFunction, std::move(t), TypeContents{MPI_COMBINER_DUP, {}, {}, {old}, {}}, newtype);
       err != MPI_SUCCESS) {
     return err;
   }
@@ -583,76 +700,16 @@ MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
   return static_cast<MPI_Aint>(static_cast<std::uintptr_t>(addr1) - static_cast<std::uintptr_t>(addr2));
 }
 
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
-  constexpr const char* kFunction = "MPI_Pack_size";
-  if (int err = check_init(kFunction); err != MPI_SUCCESS) return err;
-  const Comm* c = find_comm(comm);
-  if (c == nullptr) return raise(nullptr, MPI_ERR_COMM, kFunction, "invalid communicator %d", comm);
-  const std::shared_ptr<const DerivedType> t = describe_type(datatype);
-  if (t == nullptr) return raise(c, MPI_ERR_TYPE, kFunction, "invalid datatype %d", datatype);
-  if (incount < 0) return raise(c, MPI_ERR_COUNT, kFunction, "invalid count %d", incount);
-  if (size == nullptr) return raise(c, MPI_ERR_ARG, kFunction, "null size argument");
-  const unsigned long long total = static_cast<unsigned long long>(incount) * t->size;
-  if (total > static_cast<unsigned long long>(std::numeric_limits<int>::max())) {
-    return raise(c, MPI_ERR_COUNT, kFunction, "%llu bytes exceed an int", total);
-  }
-  *size = static_cast<int>(total);
-  return MPI_SUCCESS;
-}
-
-int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
-              MPI_Comm comm) {
-  constexpr const char* kFunction = "MPI_Pack";
-  if (int err = check_init(kFunction); err != MPI_SUCCESS) return err;
-  const Comm* c = find_comm(comm);
-  if (c == nullptr) return raise(nullptr, MPI_ERR_COMM, kFunction, "invalid communicator %d", comm);
-  const std::shared_ptr<const DerivedType> t = describe_type(datatype);
-  if (t == nullptr) return raise(c, MPI_ERR_TYPE, kFunction, "invalid datatype %d", datatype);
-  if (!t->committed) return raise(c, MPI_ERR_TYPE, kFunction, "datatype %d is not committed", datatype);
-  if (incount < 0) return raise(c, MPI_ERR_COUNT, kFunction, "invalid count %d", incount);
-  if (position == nullptr || (outbuf == nullptr && outsize != 0)) {
-    return raise(c, MPI_ERR_ARG, kFunction, "null position or output buffer");
-  }
-  if (outsize < 0 || *position < 0 || *position > outsize) {
-    return raise(c, MPI_ERR_ARG, kFunction, "invalid position %d for an output of %d bytes", *position, outsize);
-  }
-  const std::size_t bytes = static_cast<std::size_t>(incount) * t->size;
-  if (bytes > static_cast<std::size_t>(outsize - *position)) {
-    return raise(c, MPI_ERR_TRUNCATE, kFunction, "%zu bytes do not fit in %d bytes left", bytes,
-                 outsize - *position);
-  }
-  pack_data(*t, inbuf, static_cast<std::size_t>(incount), static_cast<char*>(outbuf) + *position);
-  *position += static_cast<int>(bytes);
-  return MPI_SUCCESS;
-}
-
-int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
-                MPI_Comm comm) {
-  constexpr const char* kFunction = "MPI_Unpack";
-  if (int err = check_init(kFunction); err != MPI_SUCCESS) return err;
-  const Comm* c = find_comm(comm);
-  if (c == nullptr) return raise(nullptr, MPI_ERR_COMM, kFunction, "invalid communicator %d", comm);
-  const std::shared_ptr<const DerivedType> t = describe_type(datatype);
-  if (t == nullptr) return raise(c, MPI_ERR_TYPE, kFunction, "invalid datatype %d", datatype);
-  if (!t->committed) return raise(c, MPI_ERR_TYPE, kFunction, "datatype %d is not committed", datatype);
-  if (outcount < 0) return raise(c, MPI_ERR_COUNT, kFunction, "invalid count %d", outcount);
-  if (position == nullptr || (inbuf == nullptr && insize != 0)) {
-    return raise(c, MPI_ERR_ARG, kFunction, "null position or input buffer");
-  }
-  if (insize < 0 || *position < 0 || *position > insize) {
-    return raise(c, MPI_ERR_ARG, kFunction, "invalid position %d for an input of %d bytes", *position, insize);
-  }
-  const std::size_t bytes = static_cast<std::size_t>(outcount) * t->size;
-  if (bytes > static_cast<std::size_t>(insize - *position)) {
-    return raise(c, MPI_ERR_TRUNCATE, kFunction, "%zu bytes asked, %d left in the input", bytes,
-                 insize - *position);
-  }
-  unpack_data(*t, static_cast<const char*>(inbuf) + *position, bytes, outbuf, static_cast<std::size_t>(outcount));
-  *position += static_cast<int>(bytes);
-  return MPI_SUCCESS;
-}
-
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+#pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
+#pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
+#pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
+#pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
+#pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
+#pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
+#pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
+#pragma weak MPI_Type_create_struct_c = PMPI_Type_create_struct_c
+#pragma weak MPI_Type_create_resized_c = PMPI_Type_create_resized_c
 #pragma weak MPI_Type_vector = PMPI_Type_vector
 #pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
 #pragma weak MPI_Type_hvector = PMPI_Type_hvector
@@ -673,8 +730,5 @@ int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int 
 #pragma weak MPI_Get_address = PMPI_Get_address
 #pragma weak MPI_Aint_add = PMPI_Aint_add
 #pragma weak MPI_Aint_diff = PMPI_Aint_diff
-#pragma weak MPI_Pack_size = PMPI_Pack_size
-#pragma weak MPI_Pack = PMPI_Pack
-#pragma weak MPI_Unpack = PMPI_Unpack
 
 }  // extern "C"

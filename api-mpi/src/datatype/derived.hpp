@@ -47,6 +47,8 @@ struct TypeContents {
   std::vector<int> ints;
   std::vector<MPI_Aint> aints;
   std::vector<std::shared_ptr<const DerivedType>> types;
+  // A large-count (_c) constructor's counts and displacements (MPI_Type_get_contents_c).
+  std::vector<MPI_Count> large_counts;
 };
 
 struct DerivedType {

@@ -256,7 +256,7 @@ struct Checked {
   std::size_t bytes = 0;  // external32 bytes of the count given
 };
 
-int check_external(const char* function, const char* datarep, int count, MPI_Datatype datatype, Checked* out) {
+int check_external(const char* function, const char* datarep, MPI_Count count, MPI_Datatype datatype, Checked* out) {
   if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(function);
   if (datarep == nullptr) return raise(nullptr, MPI_ERR_ARG, function, "null datarep argument");
   if (std::strcmp(datarep, "external32") != 0) {
@@ -265,34 +265,82 @@ int check_external(const char* function, const char* datarep, int count, MPI_Dat
   }
   out->type = describe_type(datatype);
   if (out->type == nullptr) return raise(nullptr, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
-  if (count < 0) return raise(nullptr, MPI_ERR_COUNT, function, "invalid count %d", count);
+  if (count < 0) return raise(nullptr, MPI_ERR_COUNT, function, "invalid count %lld", count);
   bool ok = false;
   const std::size_t one = external_size(*out->type, &ok);
   if (!ok) {
     return raise(nullptr, MPI_ERR_CONVERSION, function,
                  "datatype %d holds a type without an external32 form here (long double of this format)", datatype);
   }
-  out->bytes = one * static_cast<std::size_t>(count);
+  if (__builtin_mul_overflow(one, static_cast<std::size_t>(count), &out->bytes)) {
+    return raise(nullptr, MPI_ERR_COUNT, function, "count %lld is too large: its bytes overflow a size_t", count);
+  }
   return MPI_SUCCESS;
 }
 
 // The checks Pack_external and Unpack_external share: a committed type, and
 // `c.bytes` from *position within the packed buffer of `packed_size` bytes.
 int check_buffer(const char* function, const Checked& c, MPI_Datatype datatype, const void* packed,
-                 MPI_Aint packed_size, const MPI_Aint* position) {
+                 MPI_Count packed_size, const MPI_Count* position) {
   if (!c.type->committed) return raise(nullptr, MPI_ERR_TYPE, function, "datatype %d is not committed", datatype);
   if (position == nullptr || (packed == nullptr && packed_size != 0)) {
     return raise(nullptr, MPI_ERR_ARG, function, "null position or packed buffer");
   }
   if (packed_size < 0 || *position < 0 || *position > packed_size) {
-    return raise(nullptr, MPI_ERR_ARG, function, "invalid position %td in a packed buffer of %td bytes", *position,
+    return raise(nullptr, MPI_ERR_ARG, function, "invalid position %lld in a packed buffer of %lld bytes", *position,
                  packed_size);
   }
   if (c.bytes > static_cast<std::size_t>(packed_size - *position)) {
-    return raise(nullptr, MPI_ERR_TRUNCATE, function, "%zu bytes, %td left in the packed buffer", c.bytes,
+    return raise(nullptr, MPI_ERR_TRUNCATE, function, "%zu bytes, %lld left in the packed buffer", c.bytes,
                  packed_size - *position);
   }
   return MPI_SUCCESS;
+}
+
+int pack_external_size(const char* function, const char datarep[], MPI_Count incount, MPI_Datatype datatype,
+                       MPI_Count* size) {
+  Checked c;
+  if (int err = check_external(function, datarep, incount, datatype, &c); err != MPI_SUCCESS) return err;
+  if (size == nullptr) return raise(nullptr, MPI_ERR_ARG, function, "null size argument");
+  *size = static_cast<MPI_Count>(c.bytes);
+  return MPI_SUCCESS;
+}
+
+int pack_external(const char* function, const char datarep[], const void* inbuf, MPI_Count incount,
+                  MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position) {
+  Checked c;
+  if (int err = check_external(function, datarep, incount, datatype, &c); err != MPI_SUCCESS) return err;
+  if (int err = check_buffer(function, c, datatype, outbuf, outsize, position); err != MPI_SUCCESS) return err;
+  MPI_Datatype bad = MPI_DATATYPE_NULL;
+  if (!convert<true>(*c.type, static_cast<std::size_t>(incount), static_cast<const unsigned char*>(inbuf),
+                     static_cast<unsigned char*>(outbuf) + *position, &bad)) {
+    return raise(nullptr, MPI_ERR_CONVERSION, function, "a value of datatype %d does not fit its external32 size",
+                 bad);
+  }
+  *position += static_cast<MPI_Count>(c.bytes);
+  return MPI_SUCCESS;
+}
+
+int unpack_external(const char* function, const char datarep[], const void* inbuf, MPI_Count insize,
+                    MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype) {
+  Checked c;
+  if (int err = check_external(function, datarep, outcount, datatype, &c); err != MPI_SUCCESS) return err;
+  if (int err = check_buffer(function, c, datatype, inbuf, insize, position); err != MPI_SUCCESS) return err;
+  MPI_Datatype bad = MPI_DATATYPE_NULL;
+  (void)convert<false>(*c.type, static_cast<std::size_t>(outcount),
+                       static_cast<const unsigned char*>(inbuf) + *position, static_cast<unsigned char*>(outbuf),
+                       &bad);
+  *position += static_cast<MPI_Count>(c.bytes);
+  return MPI_SUCCESS;
+}
+
+// The MPI_Aint forms: position in and out through an MPI_Count.
+template <typename Call>
+int with_position(MPI_Aint* position, Call call) {
+  MPI_Count at = position != nullptr ? *position : 0;
+  const int err = call(position != nullptr ? &at : nullptr);
+  if (err == MPI_SUCCESS) *position = static_cast<MPI_Aint>(at);
+  return err;
 }
 
 }  // namespace
@@ -303,46 +351,46 @@ using namespace tern::mpi;
 extern "C" {
 
 int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) {
-  constexpr const char* kFunction = "MPI_Pack_external_size";
-  Checked c;
-  if (int err = check_external(kFunction, datarep, incount, datatype, &c); err != MPI_SUCCESS) return err;
-  if (size == nullptr) return raise(nullptr, MPI_ERR_ARG, kFunction, "null size argument");
-  *size = static_cast<MPI_Aint>(c.bytes);
-  return MPI_SUCCESS;
+  MPI_Count bytes = 0;
+  const int err = pack_external_size("MPI_Pack_external_size", datarep, incount, datatype,
+                                     size != nullptr ? &bytes : nullptr);
+  if (err == MPI_SUCCESS) *size = static_cast<MPI_Aint>(bytes);
+  return err;
+}
+
+int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count* size) {
+  return pack_external_size("MPI_Pack_external_size_c", datarep, incount, datatype, size);
 }
 
 int PMPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
                        MPI_Aint outsize, MPI_Aint* position) {
-  constexpr const char* kFunction = "MPI_Pack_external";
-  Checked c;
-  if (int err = check_external(kFunction, datarep, incount, datatype, &c); err != MPI_SUCCESS) return err;
-  if (int err = check_buffer(kFunction, c, datatype, outbuf, outsize, position); err != MPI_SUCCESS) return err;
-  MPI_Datatype bad = MPI_DATATYPE_NULL;
-  if (!convert<true>(*c.type, static_cast<std::size_t>(incount), static_cast<const unsigned char*>(inbuf),
-                     static_cast<unsigned char*>(outbuf) + *position, &bad)) {
-    return raise(nullptr, MPI_ERR_CONVERSION, kFunction, "a value of datatype %d does not fit its external32 size",
-                 bad);
-  }
-  *position += static_cast<MPI_Aint>(c.bytes);
-  return MPI_SUCCESS;
+  return with_position(position, [&](MPI_Count* at) {
+    return pack_external("MPI_Pack_external", datarep, inbuf, incount, datatype, outbuf, outsize, at);
+  });
+}
+
+int PMPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype,
+                         void* outbuf, MPI_Count outsize, MPI_Count* position) {
+  return pack_external("MPI_Pack_external_c", datarep, inbuf, incount, datatype, outbuf, outsize, position);
 }
 
 int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf,
                          int outcount, MPI_Datatype datatype) {
-  constexpr const char* kFunction = "MPI_Unpack_external";
-  Checked c;
-  if (int err = check_external(kFunction, datarep, outcount, datatype, &c); err != MPI_SUCCESS) return err;
-  if (int err = check_buffer(kFunction, c, datatype, inbuf, insize, position); err != MPI_SUCCESS) return err;
-  MPI_Datatype bad = MPI_DATATYPE_NULL;
-  (void)convert<false>(*c.type, static_cast<std::size_t>(outcount),
-                       static_cast<const unsigned char*>(inbuf) + *position, static_cast<unsigned char*>(outbuf),
-                       &bad);
-  *position += static_cast<MPI_Aint>(c.bytes);
-  return MPI_SUCCESS;
+  return with_position(position, [&](MPI_Count* at) {
+    return unpack_external("MPI_Unpack_external", datarep, inbuf, insize, at, outbuf, outcount, datatype);
+  });
+}
+
+int PMPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position,
+                           void* outbuf, MPI_Count outcount, MPI_Datatype datatype) {
+  return unpack_external("MPI_Unpack_external_c", datarep, inbuf, insize, position, outbuf, outcount, datatype);
 }
 
 #pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
 #pragma weak MPI_Pack_external = PMPI_Pack_external
 #pragma weak MPI_Unpack_external = PMPI_Unpack_external
+#pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
+#pragma weak MPI_Pack_external_c = PMPI_Pack_external_c
+#pragma weak MPI_Unpack_external_c = PMPI_Unpack_external_c
 
 }  // extern "C"

@@ -42,8 +42,10 @@ struct PairLongDoubleInt {
 // Whether `op` is a live MPI_Op_create operation.
 [[nodiscard]] bool is_user_op(MPI_Op op) noexcept;
 // Calls a user operation's function once on `count` instances of `type` in
-// their own layout (derived types included); MPI_ERR_OP when not a user op.
-[[nodiscard]] int call_user_op(MPI_Op op, MPI_Datatype type, void* in, void* inout, int count) noexcept;
+// their own layout (derived types included); MPI_ERR_OP when not a user op,
+// MPI_ERR_COUNT for more than INT_MAX instances and an int (MPI_Op_create)
+// function.
+[[nodiscard]] int call_user_op(MPI_Op op, MPI_Datatype type, void* in, void* inout, MPI_Count count) noexcept;
 // Whether the reduction may combine operands in any order.
 [[nodiscard]] bool op_commutative(MPI_Op op) noexcept;
 

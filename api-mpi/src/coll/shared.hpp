@@ -122,7 +122,20 @@ class SharedSegment {
   // Waits until rank r (every rank) has published step `step`.
   void wait_arrived(int r, uint64_t step) { wait_for(line(r, step), step); }
   void wait_all_arrived(uint64_t step);
-  void finish(uint64_t step) { done(rank_).step.store(step, std::memory_order_release); }
+  void finish(uint64_t step) {
+    done(rank_).step.store(step, std::memory_order_release);
+    show_order_to_sanitizer();
+  }
+  // What this process's progress thread wrote before the peers' flags said
+  // the step is done (a window's puts, applied for a peer that then entered
+  // the collective) is ordered before our next reads through the other
+  // processes' release and acquire, which ThreadSanitizer cannot follow; in
+  // its builds one pass under the worker's lock shows it the order.
+  static void show_order_to_sanitizer() {
+#if defined(__SANITIZE_THREAD__)
+    if (g_state->worker->progress_mode() != runtime::ProgressMode::Caller) (void)g_state->worker->progress();
+#endif
+  }
   // Combines every rank's data of `step` in rank order into `out`.
   [[nodiscard]] Status combine(uint64_t step, void* out, std::size_t count, const TypeInfo& type,
                                MPI_Datatype type_handle, MPI_Op op) const;

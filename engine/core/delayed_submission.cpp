@@ -44,6 +44,7 @@ Status WorkerImpl::submit(Submission s, Request*& request, TagRecvInfo* info) {
     if (handle != nullptr) {
       handle->reset(this, s.op == Submission::Op::Send ? RequestKind::Send : RequestKind::Recv);
       handle->delayed_handle = true;
+      handle->forwarded_from = nullptr;
       handle->buffer = s.buffer;
       handle->length = s.length;
       handle->tag = s.tag;

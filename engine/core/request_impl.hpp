@@ -49,9 +49,9 @@ class RequestImpl final : public Request {
     needs_ack = false;
     has_callback = false;
     cancel_requested = false;
+    // `forward` is null in every pooled request (complete() clears it), and
+    // `forwarded_from` is read only on delayed handles, which set it.
     delayed_handle = false;
-    forward = nullptr;
-    forwarded_from = nullptr;
     endpoint = nullptr;
     buffer = nullptr;
     length = 0;

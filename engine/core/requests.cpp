@@ -67,7 +67,7 @@ void WorkerImpl::release(RequestImpl* request) noexcept {
 
 Status WorkerImpl::cancel(RequestImpl* request) noexcept {
   // A delayed submission that went on as an inner request.
-  if (request->forwarded_from != nullptr) return cancel(request->forwarded_from);
+  if (request->delayed_handle && request->forwarded_from != nullptr) return cancel(request->forwarded_from);
   if (request->kind == RequestKind::Send && !request->done()) return cancel_send(request);
   if (request->kind != RequestKind::Recv || !request->expected.hook.linked()) return Status::Busy;
   // A sender that claimed it through the tag device is filling it now.

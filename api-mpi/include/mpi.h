@@ -198,7 +198,10 @@ typedef struct MPI_Status {
 #define MPI_ERR_RMA_ATTACH 52
 #define MPI_ERR_RMA_SHARED 53
 #define MPI_ERR_RMA_FLAVOR 54
-#define MPI_ERR_LASTCODE 54
+/* MPI 4.0: an int output argument cannot hold the value (a size or count past INT_MAX): the call's _c form
+ * returns it. */
+#define MPI_ERR_VALUE_TOO_LARGE 55
+#define MPI_ERR_LASTCODE 55
 
 /* TERN_MPI_API(ret, name, params) declares MPI_name and PMPI_name. */
 #define TERN_MPI_API(ret, name, params) ret MPI_##name params; ret PMPI_##name params;

@@ -57,13 +57,13 @@ TERN_MPI_API(int, Get_count_c, (const MPI_Status *status, MPI_Datatype datatype,
 TERN_MPI_API(int, Get_elements_c, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count))
 TERN_MPI_API(int, Status_set_elements_c, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count))
 TERN_MPI_API(int, Buffer_attach_c, (void *buffer, MPI_Count size))
-/* buffer_addr is a void **. MPI_Buffer_detach refuses (MPI_ERR_COUNT, buffer left attached) a buffer of more
- * than INT_MAX bytes, whose size its int cannot return; this form returns any. */
+/* buffer_addr is a void **. MPI_Buffer_detach refuses (MPI_ERR_VALUE_TOO_LARGE, buffer left attached) a buffer
+ * of more than INT_MAX bytes, whose size its int cannot return; this form returns any. */
 TERN_MPI_API(int, Buffer_detach_c, (void *buffer_addr, MPI_Count *size))
 
 /* --- Datatypes. MPI_Type_size reports MPI_UNDEFINED above INT_MAX; MPI_Type_size_c the size. A type made by
  * a _c constructor keeps its counts and displacements as large counts: MPI_Type_get_envelope and
- * MPI_Type_get_contents refuse it (MPI_ERR_TYPE), their _c forms return them. */
+ * MPI_Type_get_contents refuse it (MPI_ERR_VALUE_TOO_LARGE), their _c forms return them. */
 TERN_MPI_API(int, Type_size_c, (MPI_Datatype datatype, MPI_Count *size))
 TERN_MPI_API(int, Type_get_extent_c, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent))
 TERN_MPI_API(int, Type_get_true_extent_c, (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent))
@@ -104,7 +104,8 @@ TERN_MPI_API(int, Type_get_contents_c, (MPI_Datatype datatype, MPI_Count max_int
                                         int array_of_integers[], MPI_Aint array_of_addresses[],
                                         MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]))
 
-/* --- Packing. MPI_Pack_size refuses (MPI_ERR_COUNT) a size above INT_MAX, which its int cannot hold. */
+/* --- Packing. MPI_Pack_size refuses (MPI_ERR_VALUE_TOO_LARGE) a size above INT_MAX, which its int cannot
+ * hold. */
 TERN_MPI_API(int, Pack_c, (const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
                            MPI_Count outsize, MPI_Count *position, MPI_Comm comm))
 TERN_MPI_API(int, Unpack_c, (const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,

@@ -222,7 +222,7 @@ void status_counts() {
   CHECK(MPI_Buffer_attach_c(reserved, big) == MPI_SUCCESS);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   void* detached = nullptr;
-  CHECK(MPI_Buffer_detach(&detached, &count) == MPI_ERR_COUNT);
+  CHECK(MPI_Buffer_detach(&detached, &count) == MPI_ERR_VALUE_TOO_LARGE);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   CHECK(MPI_Buffer_detach_c(&detached, &count_c) == MPI_SUCCESS && detached == reserved && count_c == big);
   munmap(reserved, static_cast<std::size_t>(big));
@@ -298,7 +298,8 @@ bool same_type(MPI_Datatype a, MPI_Datatype b) {
   }
   int n_ints, n_addresses, n_types, combiner;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  same &= MPI_Type_get_envelope(b, &n_ints, &n_addresses, &n_types, &combiner) == MPI_ERR_TYPE;
+  same &= MPI_Type_get_envelope(b, &n_ints, &n_addresses, &n_types, &combiner) == MPI_ERR_VALUE_TOO_LARGE;
+  same &= MPI_Type_get_contents(b, 0, 0, 0, nullptr, nullptr, nullptr) == MPI_ERR_VALUE_TOO_LARGE;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   MPI_Type_free(&a);
   MPI_Type_free(&b);
@@ -391,7 +392,13 @@ void packing_and_reductions() {
   CHECK(MPI_Pack_size_c(kCount, MPI_INT, MPI_COMM_WORLD, &size_c) == MPI_SUCCESS && size_c == size_int);
   // Past INT_MAX: the int form refuses, the _c form answers.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  CHECK(MPI_Pack_size(1000000000, MPI_DOUBLE, MPI_COMM_WORLD, &size_int) == MPI_ERR_COUNT);
+  CHECK(MPI_Pack_size(1000000000, MPI_DOUBLE, MPI_COMM_WORLD, &size_int) == MPI_ERR_VALUE_TOO_LARGE);
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0, error_class = 0;
+  CHECK(MPI_Error_string(MPI_ERR_VALUE_TOO_LARGE, text, &length) == MPI_SUCCESS &&
+        std::strstr(text, "VALUE_TOO_LARGE") != nullptr);
+  CHECK(MPI_Error_class(MPI_ERR_VALUE_TOO_LARGE, &error_class) == MPI_SUCCESS &&
+        error_class == MPI_ERR_VALUE_TOO_LARGE && MPI_ERR_VALUE_TOO_LARGE <= MPI_ERR_LASTCODE);
   CHECK(MPI_Pack_c(values.data(), -1, MPI_INT, nullptr, 0, &size_c, MPI_COMM_WORLD) == MPI_ERR_COUNT);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   CHECK(MPI_Pack_size_c(1000000000, MPI_DOUBLE, MPI_COMM_WORLD, &size_c) == MPI_SUCCESS && size_c == 8000000000LL);

@@ -11,7 +11,12 @@ namespace {
 
 // `large`: the _c forms, which also return the large counts; the int forms
 // refuse a type that has any (made by a large-count constructor), whose
-// contents they cannot return.
+// contents their int arguments cannot return (MPI_ERR_VALUE_TOO_LARGE).
+int too_large_for_int(const char* function, MPI_Datatype datatype, const char* what) {
+  return raise(nullptr, MPI_ERR_VALUE_TOO_LARGE, function,
+               "datatype %d was made by a large-count constructor: its %s needs the call's _c form", datatype, what);
+}
+
 int get_envelope(const char* function, MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses,
                  MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner, bool large) {
   if (g_state == nullptr) return not_initialized(function);
@@ -23,9 +28,7 @@ int get_envelope(const char* function, MPI_Datatype datatype, MPI_Count* num_int
   }
   const TypeContents& contents = type->contents;
   if (!large && !contents.large_counts.empty()) {
-    return raise(nullptr, MPI_ERR_TYPE, function,
-                 "datatype %d was made by a large-count constructor: its envelope needs MPI_Type_get_envelope_c",
-                 datatype);
+    return too_large_for_int(function, datatype, "envelope");
   }
   *num_integers = static_cast<MPI_Count>(contents.ints.size());
   *num_addresses = static_cast<MPI_Count>(contents.aints.size());
@@ -38,7 +41,7 @@ int get_envelope(const char* function, MPI_Datatype datatype, MPI_Count* num_int
 int get_contents(const char* function, MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
                  MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
                  MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
-                 MPI_Datatype array_of_datatypes[]) {
+                 MPI_Datatype array_of_datatypes[], bool large) {
   if (g_state == nullptr) return not_initialized(function);
   const std::shared_ptr<const DerivedType> type = describe_type(datatype);
   if (type == nullptr) return raise(nullptr, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
@@ -46,6 +49,7 @@ int get_contents(const char* function, MPI_Datatype datatype, MPI_Count max_inte
   if (contents.combiner == MPI_COMBINER_NAMED) {
     return raise(nullptr, MPI_ERR_TYPE, function, "datatype %d is predefined: it has no contents", datatype);
   }
+  if (!large && !contents.large_counts.empty()) return too_large_for_int(function, datatype, "contents");
   const auto ints = static_cast<MPI_Count>(contents.ints.size()), aints = static_cast<MPI_Count>(contents.aints.size()),
              larges = static_cast<MPI_Count>(contents.large_counts.size()),
              types = static_cast<MPI_Count>(contents.types.size());
@@ -109,7 +113,7 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
                            int array_of_integers[], MPI_Aint array_of_addresses[],
                            MPI_Datatype array_of_datatypes[]) {
   return get_contents("MPI_Type_get_contents", datatype, max_integers, max_addresses, 0, max_datatypes,
-                      array_of_integers, array_of_addresses, nullptr, array_of_datatypes);
+                      array_of_integers, array_of_addresses, nullptr, array_of_datatypes, false);
 }
 
 int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
@@ -118,7 +122,7 @@ int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_
                              MPI_Datatype array_of_datatypes[]) {
   return get_contents("MPI_Type_get_contents_c", datatype, max_integers, max_addresses, max_large_counts,
                       max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts,
-                      array_of_datatypes);
+                      array_of_datatypes, true);
 }
 
 #pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope

@@ -71,7 +71,7 @@ int unpack(const char* function, const void* inbuf, MPI_Count insize, MPI_Count*
   return MPI_SUCCESS;
 }
 
-// `limit`: the largest size the caller's argument holds; beyond it MPI_ERR_COUNT.
+// `limit`: the largest size the caller's argument holds; beyond it MPI_ERR_VALUE_TOO_LARGE.
 int pack_size(const char* function, MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size,
               MPI_Count limit) {
   if (TERN_UNLIKELY(g_state == nullptr)) return not_initialized(function);
@@ -82,9 +82,13 @@ int pack_size(const char* function, MPI_Count incount, MPI_Datatype datatype, MP
   if (incount < 0) return raise(c, MPI_ERR_COUNT, function, "invalid count %lld", incount);
   if (size == nullptr) return raise(c, MPI_ERR_ARG, function, "null size argument");
   std::size_t bytes = 0;
-  if (!packed_bytes(*t, incount, bytes) || bytes > static_cast<std::size_t>(limit)) {
-    return raise(c, MPI_ERR_COUNT, function, "%lld copies of datatype %d pack to more than %lld bytes%s", incount,
-                 datatype, limit, limit == INT_MAX ? " (INT_MAX; MPI_Pack_size_c returns any size)" : "");
+  if (!packed_bytes(*t, incount, bytes)) {
+    return raise(c, MPI_ERR_COUNT, function, "%lld copies of datatype %d: their bytes overflow a size_t", incount,
+                 datatype);
+  }
+  if (bytes > static_cast<std::size_t>(limit)) {
+    return raise(c, MPI_ERR_VALUE_TOO_LARGE, function, "%lld copies of datatype %d pack to more than %lld bytes%s",
+                 incount, datatype, limit, limit == INT_MAX ? " (INT_MAX; MPI_Pack_size_c returns any size)" : "");
   }
   *size = static_cast<MPI_Count>(bytes);
   return MPI_SUCCESS;

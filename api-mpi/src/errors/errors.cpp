@@ -67,6 +67,8 @@ const char* class_text(int error_class) noexcept {
     case MPI_ERR_RMA_ATTACH: return "MPI_ERR_RMA_ATTACH: memory cannot be attached";
     case MPI_ERR_RMA_SHARED: return "MPI_ERR_RMA_SHARED: memory cannot be shared";
     case MPI_ERR_RMA_FLAVOR: return "MPI_ERR_RMA_FLAVOR: wrong window flavor for the call";
+    case MPI_ERR_VALUE_TOO_LARGE:
+      return "MPI_ERR_VALUE_TOO_LARGE: a value is too large to store in the given parameter";
     default: return nullptr;
   }
 }

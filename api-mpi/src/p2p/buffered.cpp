@@ -142,7 +142,7 @@ int detach(const char* kFunction, void* buffer_addr, MPI_Count* size, MPI_Count 
   }
   // Refused before detaching: the buffer stays attached for MPI_Buffer_detach_c.
   if (TERN_UNLIKELY(g_buffer.size > static_cast<std::size_t>(limit))) {
-    return raise(nullptr, MPI_ERR_COUNT, kFunction,
+    return raise(nullptr, MPI_ERR_VALUE_TOO_LARGE, kFunction,
                  "the attached buffer of %zu bytes exceeds INT_MAX, more than an int size returns (use "
                  "MPI_Buffer_detach_c)",
                  g_buffer.size);

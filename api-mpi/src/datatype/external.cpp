@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "datatype/derived.hpp"
+#include "datatype/external.hpp"
 #include "op/op.hpp"
 #include "state.hpp"
 
@@ -344,6 +345,31 @@ int with_position(MPI_Aint* position, Call call) {
 }
 
 }  // namespace
+
+std::size_t external32_size(const DerivedType& type, bool* ok) { return external_size(type, ok); }
+
+bool external32_same_layout(const DerivedType& type, MPI_Datatype* offending) {
+  for (const TypeRun& run : type.runs) {
+    const Layout layout = layout_of(run.type);
+    bool same = layout.count != 0;
+    for (int p = 0; same && p < layout.count; ++p) same = layout.fields[p].native == layout.fields[p].external;
+    if (!same) {
+      *offending = run.type;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool external32_pack(const DerivedType& type, std::size_t count, const void* from, void* to, MPI_Datatype* bad) {
+  return convert<true>(type, count, static_cast<const unsigned char*>(from), static_cast<unsigned char*>(to), bad);
+}
+
+void external32_unpack(const DerivedType& type, std::size_t count, const void* from, void* to) {
+  MPI_Datatype unused = MPI_DATATYPE_NULL;
+  (void)convert<false>(type, count, static_cast<const unsigned char*>(from), static_cast<unsigned char*>(to), &unused);
+}
+
 }  // namespace tern::mpi
 
 using namespace tern::mpi;

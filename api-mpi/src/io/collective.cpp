@@ -252,9 +252,8 @@ int collective_access(const char* function, MPI_File fh, Where where, void* buf,
   }
   if (local_error == MPI_SUCCESS) local_error = check_access(function, *file, buf, count, datatype, write, type);
   PackedBuffer packed;
-  if (local_error == MPI_SUCCESS && packed.prepare(type, buf, static_cast<std::size_t>(count), write) != MPI_SUCCESS) {
-    local_error = raise_file(file, MPI_ERR_NO_MEM, function, "no memory for %zu bytes of packed data",
-                             type->size * static_cast<std::size_t>(count));
+  if (local_error == MPI_SUCCESS) {
+    local_error = packed.prepare(function, *file, type, buf, static_cast<std::size_t>(count), write);
   }
   const MPI_Offset start = where.at_pointer ? file->position : where.offset;
   const auto etype_size = static_cast<MPI_Offset>(file->view.etype_size);
@@ -313,7 +312,7 @@ int collective_access(const char* function, MPI_File fh, Where where, void* buf,
   }
   if (worst != 0) moved = 0;
   if (where.at_pointer) file->position = start + static_cast<MPI_Offset>(moved) / etype_size;
-  file_status(status, moved);
+  file_status(status, packed.native_bytes(moved));
   if (worst != 0) {
     return raise_file(file, error_class_of_errno(worst), function, "collective %s of %s failed: %s",
                       write ? "write" : "read", file->path.c_str(), std::strerror(worst));

@@ -25,6 +25,10 @@ struct FileView {
   MPI_Datatype filetype = MPI_BYTE;
   std::size_t etype_size = 1;
   std::shared_ptr<const DerivedType> filetype_map;  // held: the handle may be freed
+  // The file holds "external32" data: big-endian, the standard's sizes. The
+  // view's types then have the same layout in both (MPI_File_set_view
+  // refuses others), and accesses convert through the packed buffer.
+  bool external32 = false;
 };
 
 struct File {
@@ -80,14 +84,23 @@ class PackedBuffer {
   PackedBuffer(const PackedBuffer&) = delete;
   PackedBuffer& operator=(const PackedBuffer&) = delete;
   ~PackedBuffer();
-  // MPI_ERR_NO_MEM when no temporary fits.
-  int prepare(std::shared_ptr<const DerivedType> type, void* user, std::size_t count, bool write);
+  // The access's data as one run: the user's buffer itself, or a temporary
+  // packed from it (writes), in external32 form for such a view. An error
+  // class raised for `function` (no memory, no external32 form, a value too
+  // wide for it).
+  int prepare(const char* function, File& file, std::shared_ptr<const DerivedType> type, void* user, std::size_t count,
+              bool write);
   [[nodiscard]] char* data() const noexcept { return data_; }
   [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }
   // Reads: scatters the first `received` bytes into the user's buffer.
   void finish(std::size_t received) noexcept;
+  // What `moved` bytes of the run are in the user's memory: the status's
+  // count (external32 sizes differ from native ones).
+  [[nodiscard]] std::size_t native_bytes(std::size_t moved) const noexcept;
 
  private:
+  bool external32_ = false;
+  std::size_t external_instance_ = 0;  // external32 bytes of one instance
   std::shared_ptr<const DerivedType> type_;
   void* user_ = nullptr;
   std::size_t count_ = 0;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "datatype/external.hpp"
 #include "io/file.hpp"
 #include "state.hpp"
 
@@ -18,24 +19,49 @@ namespace tern::mpi {
 
 PackedBuffer::~PackedBuffer() { std::free(temp_); }
 
-int PackedBuffer::prepare(std::shared_ptr<const DerivedType> type, void* user, std::size_t count, bool write) {
+int PackedBuffer::prepare(const char* function, File& file, std::shared_ptr<const DerivedType> type, void* user,
+                          std::size_t count, bool write) {
   bytes_ = type->size * count;
   user_ = user;
   count_ = count;
-  if (type->contiguous) {
+  external32_ = file.view.external32;
+  if (external32_) {
+    bool ok = false;
+    external_instance_ = external32_size(*type, &ok);
+    if (!ok) {
+      return raise_file(&file, MPI_ERR_CONVERSION, function,
+                        "the memory datatype holds a type without an external32 form here");
+    }
+    bytes_ = external_instance_ * count;
+  } else if (type->contiguous) {
     data_ = static_cast<char*>(user);
     return MPI_SUCCESS;
   }
   temp_ = static_cast<char*>(std::malloc(bytes_ == 0 ? 1 : bytes_));
-  if (temp_ == nullptr) return MPI_ERR_NO_MEM;
+  if (temp_ == nullptr) {
+    return raise_file(&file, MPI_ERR_NO_MEM, function, "no memory for %zu bytes of packed data", bytes_);
+  }
   data_ = temp_;
-  if (write) pack_data(*type, user, count, temp_);
+  MPI_Datatype bad = MPI_DATATYPE_NULL;
+  if (write && external32_ && !external32_pack(*type, count, user, temp_, &bad)) {
+    return raise_file(&file, MPI_ERR_CONVERSION, function, "a value of datatype %d does not fit its external32 size",
+                      bad);
+  }
+  if (write && !external32_) pack_data(*type, user, count, temp_);
   type_ = std::move(type);
   return MPI_SUCCESS;
 }
 
 void PackedBuffer::finish(std::size_t received) noexcept {
-  if (temp_ != nullptr) unpack_data(*type_, temp_, received, user_, count_);
+  if (temp_ == nullptr) return;
+  if (!external32_) return unpack_data(*type_, temp_, received, user_, count_);
+  // Whole instances only: a read that ended early leaves the rest alone.
+  if (external_instance_ != 0) external32_unpack(*type_, received / external_instance_, temp_, user_);
+}
+
+std::size_t PackedBuffer::native_bytes(std::size_t moved) const noexcept {
+  if (!external32_ || external_instance_ == 0 || type_ == nullptr) return moved;
+  return moved / external_instance_ * type_->size;
 }
 
 int check_access(const char* function, File& file, const void* buf, int count, MPI_Datatype datatype, bool write,
@@ -131,9 +157,9 @@ int independent_access(const char* function, MPI_File fh, Where where, void* buf
   const bool at_pointer = where.at_pointer;
   const MPI_Offset start = at_pointer ? file->position : where.offset;
   PackedBuffer packed;
-  if (packed.prepare(type, buf, static_cast<std::size_t>(count), write) != MPI_SUCCESS) {
-    return raise_file(file, MPI_ERR_NO_MEM, function, "no memory for %zu bytes of packed data",
-                      type->size * static_cast<std::size_t>(count));
+  if (const int error = packed.prepare(function, *file, type, buf, static_cast<std::size_t>(count), write);
+      error != MPI_SUCCESS) {
+    return error;
   }
   std::vector<FileSegment> segments;
   const auto etype_size = static_cast<MPI_Offset>(file->view.etype_size);
@@ -142,7 +168,7 @@ int independent_access(const char* function, MPI_File fh, Where where, void* buf
   const int error = transfer_segments(*file, segments, packed.data(), write, moved);
   if (!write) packed.finish(moved);
   if (at_pointer) file->position = start + static_cast<MPI_Offset>(moved) / etype_size;
-  file_status(status, moved);
+  file_status(status, packed.native_bytes(moved));
   if (error != 0) {
     return raise_file(file, error_class_of_errno(error), function, "%s %s failed: %s", write ? "writing" : "reading",
                       file->path.c_str(), std::strerror(error));

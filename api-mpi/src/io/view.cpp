@@ -4,6 +4,7 @@
 // run of the view's data into (file offset, length) pieces.
 #include <cstring>
 
+#include "datatype/external.hpp"
 #include "io/file.hpp"
 #include "state.hpp"
 
@@ -110,9 +111,19 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     return raise_file(file, MPI_ERR_TYPE, kFunction, "filetype %d %s", filetype, problem);
   }
   if (datarep == nullptr) return raise_file(file, MPI_ERR_ARG, kFunction, "null datarep");
-  if (std::strcmp(datarep, "native") != 0 && std::strcmp(datarep, "internal") != 0) {
+  const bool external32 = std::strcmp(datarep, "external32") == 0;
+  if (!external32 && std::strcmp(datarep, "native") != 0 && std::strcmp(datarep, "internal") != 0) {
     return raise_file(file, MPI_ERR_UNSUPPORTED_DATAREP, kFunction,
-                      "data representation \"%s\" (Tern has \"native\" and \"internal\", the same)", datarep);
+                      "data representation \"%s\" (Tern has \"native\", \"internal\" (the same) and \"external32\")",
+                      datarep);
+  }
+  MPI_Datatype offending = MPI_DATATYPE_NULL;
+  if (external32 && (!external32_same_layout(*etype_map, &offending) ||
+                     !external32_same_layout(*filetype_map, &offending))) {
+    return raise_file(file, MPI_ERR_UNSUPPORTED_DATAREP, kFunction,
+                      "an \"external32\" view of datatype %d, whose size there differs from its size here, is not "
+                      "supported (its etype and filetype would need a layout of their own)",
+                      offending);
   }
   if (info != MPI_INFO_NULL && PMPI_File_set_info(fh, info) != MPI_SUCCESS) {
     return raise_file(file, MPI_ERR_INFO, kFunction, "invalid info object %d", info);
@@ -126,6 +137,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     return raise_file(file, MPI_ERR_TYPE, kFunction, "cannot keep filetype %d", filetype);
   }
   view.disp = disp;
+  view.external32 = external32;
   view.etype_size = etype_map->size;
   view.filetype_map = std::move(filetype_map);
   for (MPI_Datatype* type : {&file->view.etype, &file->view.filetype}) {
@@ -161,7 +173,7 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_D
     return raise_file(file, MPI_ERR_NO_MEM, kFunction, "no datatype handle left");
   }
   *disp = file->view.disp;
-  std::snprintf(datarep, MPI_MAX_DATAREP_STRING, "native");
+  std::snprintf(datarep, MPI_MAX_DATAREP_STRING, "%s", file->view.external32 ? "external32" : "native");
   return MPI_SUCCESS;
 }
 
@@ -183,7 +195,22 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exte
   auto map = describe_type(datatype);
   if (map == nullptr) return raise_file(file, MPI_ERR_TYPE, kFunction, "invalid datatype %d", datatype);
   if (extent == nullptr) return raise_file(file, MPI_ERR_ARG, kFunction, "null extent argument");
-  *extent = map->extent;  // "native": the file holds the memory layout
+  if (!file->view.external32) {
+    *extent = map->extent;  // "native": the file holds the memory layout
+    return MPI_SUCCESS;
+  }
+  MPI_Datatype offending = MPI_DATATYPE_NULL;
+  bool convertible = false;
+  const std::size_t external = external32_size(*map, &convertible);
+  if (external32_same_layout(*map, &offending)) {
+    *extent = map->extent;
+  } else if (convertible && !is_derived_handle(datatype)) {
+    *extent = static_cast<MPI_Aint>(external);  // a predefined type: its external32 size
+  } else {
+    return raise_file(file, MPI_ERR_UNSUPPORTED_DATAREP, kFunction,
+                      "the external32 extent of datatype %d, which holds type %d of another size there", datatype,
+                      offending);
+  }
   return MPI_SUCCESS;
 }
 

@@ -151,6 +151,14 @@ FAMILIES = {
         ("Comm_create_keyval", "comm_copy_attr_fn:copy_attr_fn(Comm), comm_delete_attr_fn:delete_attr_fn(Comm), "
                                "comm_keyval:int_out, extra_state:aint", {"handwritten": True}),
         ("Comm_free_keyval", "comm_keyval:int_inout", {"handwritten": True}),
+        # MPI-1's forms: default INTEGER values and extra_state (keyvals.cpp).
+        ("Keyval_create", "copy_fn:copy_attr_fn(Comm), delete_fn:delete_attr_fn(Comm), keyval:int_out, "
+                          "extra_state:int", {"handwritten": True, "mpi_only": True}),
+        ("Keyval_free", "keyval:int_inout", {"handwritten": True, "mpi_only": True}),
+        ("Attr_put", "comm:Comm, keyval:int, attribute_val:int", {"handwritten": True, "mpi_only": True}),
+        ("Attr_get", "comm:Comm, keyval:int, attribute_val:int_out, flag:logical_out",
+         {"handwritten": True, "mpi_only": True}),
+        ("Attr_delete", "comm:Comm, keyval:int", {"mpi_only": True}),
     ],
     "p2p": [
         ("Send", BUFFER_SEND),

@@ -118,6 +118,13 @@ using CopyAttrFn = void(const MPI_Fint* oldobject, const MPI_Fint* keyval, MPI_A
                         MPI_Fint* ierror);
 using DeleteAttrFn = void(const MPI_Fint* object, const MPI_Fint* keyval, const MPI_Aint* attribute_val,
                           MPI_Aint* extra_state, MPI_Fint* ierror);
+// MPI-1's forms (MPI_KEYVAL_CREATE's COPY_FUNCTION and DELETE_FUNCTION):
+// the same with default INTEGER values and extra_state.
+using LegacyCopyFn = void(const MPI_Fint* oldcomm, const MPI_Fint* keyval, MPI_Fint* extra_state,
+                          const MPI_Fint* attribute_val_in, MPI_Fint* attribute_val_out, MPI_Fint* flag,
+                          MPI_Fint* ierror);
+using LegacyDeleteFn = void(const MPI_Fint* comm, const MPI_Fint* keyval, const MPI_Fint* attribute_val,
+                            MPI_Fint* extra_state, MPI_Fint* ierror);
 
 // Fortran counts array elements from 1.
 inline void index_to_fortran(MPI_Fint* index) {

@@ -22,6 +22,7 @@ module mpi
   external :: MPI_COMM_NULL_COPY_FN, MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN
   external :: MPI_TYPE_NULL_COPY_FN, MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN
   external :: MPI_WIN_NULL_COPY_FN, MPI_WIN_DUP_FN, MPI_WIN_NULL_DELETE_FN
+  external :: MPI_NULL_COPY_FN, MPI_DUP_FN, MPI_NULL_DELETE_FN  ! MPI-1's, for MPI_KEYVAL_CREATE
 
   ! The same common blocks as mpif.h's: the library recognises these addresses.
   integer :: MPI_BOTTOM, MPI_IN_PLACE

@@ -2,7 +2,10 @@
 ! doubles the value on MPI_Comm_dup, delete callbacks that count their calls
 ! (a replaced value, MPI_Comm_delete_attr, MPI_Comm_free, MPI_Type_free,
 ! MPI_Win_free, after the keyval was freed too), and the predefined
-! MPI_COMM_DUP_FN, MPI_COMM_NULL_COPY_FN, MPI_TYPE_DUP_FN and MPI_WIN_NULL_COPY_FN.
+! MPI_COMM_DUP_FN, MPI_COMM_NULL_COPY_FN, MPI_TYPE_DUP_FN and MPI_WIN_NULL_COPY_FN;
+! in mpif.h and `use mpi` programs also MPI-1's MPI_KEYVAL_CREATE, MPI_ATTR_PUT,
+! MPI_ATTR_GET, MPI_ATTR_DELETE and MPI_KEYVAL_FREE with MPI_DUP_FN and
+! MPI_NULL_COPY_FN.
 #include "forms.h"
 module keyval_callbacks
   USE_MPI
@@ -34,6 +37,31 @@ contains
     seen_keyval = keyval
     ierror = MPI_SUCCESS
   end subroutine note_deletion
+
+#if !defined(TERN_FORM_F08)
+  ! MPI-1's callbacks (MPI_KEYVAL_CREATE): default INTEGER values and extra_state.
+  subroutine triple_on_copy(oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out, flag, ierror)
+    integer :: oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out, ierror
+    logical :: flag
+    copies = copies + 1
+    seen_extra = extra_state
+    seen_keyval = keyval
+    attribute_val_out = 3 * attribute_val_in
+    flag = .true.
+    ierror = 0
+    if (oldcomm == 0) ierror = 1
+  end subroutine triple_on_copy
+
+  subroutine legacy_deleted(comm, keyval, attribute_val, extra_state, ierror)
+    integer :: comm, keyval, attribute_val, extra_state, ierror
+    deletions = deletions + 1
+    last_deleted = attribute_val
+    seen_extra = extra_state
+    seen_keyval = keyval
+    ierror = 0
+    if (comm == 0) ierror = 1
+  end subroutine legacy_deleted
+#endif
 
   subroutine comm_deleted(comm, comm_keyval, attribute_val, extra_state, ierror)
     INCLUDE_MPIF
@@ -71,6 +99,9 @@ program fortran_keyvals
   INCLUDE_MPIF
   integer :: ierror, keyval, kept, dup_keyval, null_keyval, window_memory(2)
   integer(kind=MPI_ADDRESS_KIND) :: value
+#if !defined(TERN_FORM_F08)
+  integer :: legacy_value
+#endif
   logical :: flag
   COMM_T :: base, copy
   DATATYPE_T :: pair, pair_copy
@@ -147,6 +178,50 @@ program fortran_keyvals
   call check(deletions == 6 .and. last_deleted == 9 .and. seen_extra == 4, 'MPI_Win_free deletes the attribute')
   call MPI_Win_free_keyval(keyval, ierror)
   call check(ierror == MPI_SUCCESS .and. keyval == MPI_KEYVAL_INVALID, 'MPI_Win_free_keyval')
+
+#if !defined(TERN_FORM_F08)
+  ! --- MPI-1's forms (mpif.h and `use mpi`): INTEGER values through
+  ! MPI_ATTR_PUT/GET, callbacks with INTEGER arguments, MPI_DUP_FN.
+  copies = 0
+  deletions = 0
+  call MPI_Keyval_create(triple_on_copy, legacy_deleted, keyval, 13, ierror)
+  call check(ierror == MPI_SUCCESS .and. keyval /= MPI_KEYVAL_INVALID, 'MPI_Keyval_create')
+  call MPI_Comm_dup(MPI_COMM_WORLD, base, ierror)
+  call MPI_Attr_put(base, keyval, -7, ierror)
+  call check(ierror == MPI_SUCCESS, 'MPI_Attr_put')
+  call MPI_Attr_get(base, keyval, legacy_value, flag, ierror)
+  call check(ierror == MPI_SUCCESS .and. flag .and. legacy_value == -7, 'MPI_Attr_get of a negative INTEGER')
+  call MPI_Comm_dup(base, copy, ierror)
+  call check(copies == 1 .and. seen_extra == 13 .and. seen_keyval == keyval, 'the MPI-1 copy callback runs')
+  call MPI_Attr_get(copy, keyval, legacy_value, flag, ierror)
+  call check(flag .and. legacy_value == -21, 'the copy has the value the callback gave')
+  call MPI_Attr_delete(copy, keyval, ierror)
+  call check(ierror == MPI_SUCCESS .and. deletions == 1 .and. last_deleted == -21 .and. seen_extra == 13, &
+             'MPI_Attr_delete runs the MPI-1 delete callback')
+  call MPI_Attr_get(copy, keyval, legacy_value, flag, ierror)
+  call check(ierror == MPI_SUCCESS .and. .not. flag, 'a deleted attribute is gone')
+  call MPI_Comm_free(copy, ierror)
+  call MPI_Keyval_free(keyval, ierror)
+  call check(ierror == MPI_SUCCESS .and. keyval == MPI_KEYVAL_INVALID, 'MPI_Keyval_free')
+  call MPI_Comm_free(base, ierror)
+  call check(deletions == 2 .and. last_deleted == -7, 'a freed MPI-1 keyval''s last attribute is deleted')
+  call MPI_Keyval_create(MPI_DUP_FN, MPI_NULL_DELETE_FN, dup_keyval, 0, ierror)
+  call MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, null_keyval, 0, ierror)
+  call MPI_Comm_dup(MPI_COMM_WORLD, base, ierror)
+  call MPI_Attr_put(base, dup_keyval, 123456789, ierror)
+  call MPI_Attr_put(base, null_keyval, 5, ierror)
+  call MPI_Comm_dup(base, copy, ierror)
+  call MPI_Attr_get(copy, dup_keyval, legacy_value, flag, ierror)
+  call check(flag .and. legacy_value == 123456789, 'MPI_DUP_FN copies the value')
+  call MPI_Attr_get(copy, null_keyval, legacy_value, flag, ierror)
+  call check(.not. flag, 'MPI_NULL_COPY_FN gives the copy none')
+  call MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, legacy_value, flag, ierror)
+  call check(flag .and. legacy_value >= 32767, 'MPI_Attr_get of MPI_TAG_UB')
+  call MPI_Comm_free(copy, ierror)
+  call MPI_Comm_free(base, ierror)
+  call MPI_Keyval_free(dup_keyval, ierror)
+  call MPI_Keyval_free(null_keyval, ierror)
+#endif
 
   call report_pass('fortran_keyvals', FORM_NAME)
   call MPI_Finalize(ierror)

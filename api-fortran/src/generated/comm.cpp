@@ -222,4 +222,10 @@ void pmpi_comm_delete_attr_(const MPI_Fint* comm, const MPI_Fint* comm_keyval, M
 }
 TERN_FORTRAN_WEAK_ALIAS(comm_delete_attr)
 
+void pmpi_attr_delete_(const MPI_Fint* comm, const MPI_Fint* keyval, MPI_Fint* ierror) {
+  const int rc = PMPI_Attr_delete(*comm, *keyval);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(attr_delete)
+
 }  // extern "C"

@@ -12,7 +12,8 @@ module tern_mpi_comm
       & MPI_Comm_set_info, MPI_Comm_get_info, MPI_Comm_dup_with_info, MPI_Comm_split_type, &
       & MPI_Intercomm_create, MPI_Intercomm_merge, MPI_Comm_remote_size, MPI_Comm_remote_group, &
       & MPI_Comm_idup, MPI_Comm_idup_with_info, MPI_Comm_create_group, MPI_Comm_set_attr, &
-      & MPI_Comm_delete_attr, MPI_Comm_create_keyval, MPI_Comm_free_keyval
+      & MPI_Comm_delete_attr, MPI_Comm_create_keyval, MPI_Comm_free_keyval, MPI_Keyval_create, &
+      & MPI_Keyval_free, MPI_Attr_put, MPI_Attr_get, MPI_Attr_delete
 
   interface
     subroutine MPI_Comm_rank(comm, rank, ierror)
@@ -341,5 +342,49 @@ module tern_mpi_comm
       integer, intent(inout) :: comm_keyval
       integer, intent(out) :: ierror
     end subroutine MPI_Comm_free_keyval
+
+    subroutine MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state, ierror)
+      import
+      implicit none
+      external :: copy_fn
+      external :: delete_fn
+      integer, intent(out) :: keyval
+      integer, intent(in) :: extra_state
+      integer, intent(out) :: ierror
+    end subroutine MPI_Keyval_create
+
+    subroutine MPI_Keyval_free(keyval, ierror)
+      import
+      implicit none
+      integer, intent(inout) :: keyval
+      integer, intent(out) :: ierror
+    end subroutine MPI_Keyval_free
+
+    subroutine MPI_Attr_put(comm, keyval, attribute_val, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(in) :: keyval
+      integer, intent(in) :: attribute_val
+      integer, intent(out) :: ierror
+    end subroutine MPI_Attr_put
+
+    subroutine MPI_Attr_get(comm, keyval, attribute_val, flag, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(in) :: keyval
+      integer, intent(out) :: attribute_val
+      logical, intent(out) :: flag
+      integer, intent(out) :: ierror
+    end subroutine MPI_Attr_get
+
+    subroutine MPI_Attr_delete(comm, keyval, ierror)
+      import
+      implicit none
+      integer, intent(in) :: comm
+      integer, intent(in) :: keyval
+      integer, intent(out) :: ierror
+    end subroutine MPI_Attr_delete
   end interface
 end module tern_mpi_comm

@@ -1,4 +1,4 @@
-// MPI_Alltoall(v,w): every transfer posted at once, waited for together
+// MPI_Alltoall(v,w) and their _c forms: every transfer posted at once, waited for together
 // (small alltoalls of a one-host communicator through its shared segment).
 #include <algorithm>
 #include <cstring>
@@ -19,10 +19,11 @@ struct WBlock {
   std::shared_ptr<const DerivedType> type;
   std::size_t count = 0;
   std::size_t bytes = 0;
-  int displ = 0;
+  MPI_Aint displ = 0;
 };
 
-int w_blocks(const char* function, const Comm& comm, const char* what, const int counts[], const int displs[],
+template <class Count, class Displ>
+int w_blocks(const char* function, const Comm& comm, const char* what, const Count counts[], const Displ displs[],
              const MPI_Datatype types[], std::vector<WBlock>& blocks) {
   if (counts == nullptr || displs == nullptr || types == nullptr) {
     return raise(&comm, MPI_ERR_ARG, function, "null %s counts, displacements or datatypes", what);
@@ -30,40 +31,77 @@ int w_blocks(const char* function, const Comm& comm, const char* what, const int
   blocks.resize(static_cast<std::size_t>(comm.size));
   for (int r = 0; r < comm.size; ++r) {
     WBlock& block = blocks[static_cast<std::size_t>(r)];
-    if (counts[r] < 0) return raise(&comm, MPI_ERR_COUNT, function, "invalid %s count %d for rank %d", what, counts[r], r);
+    if (counts[r] < 0) {
+      return raise(&comm, MPI_ERR_COUNT, function, "invalid %s count %lld for rank %d", what,
+                   static_cast<long long>(counts[r]), r);
+    }
     block.type = describe_type(types[r]);
     if (block.type == nullptr || !block.type->committed) {
       return raise(&comm, MPI_ERR_TYPE, function, "invalid or uncommitted %s datatype %d for rank %d", what,
                    types[r], r);
     }
     block.count = static_cast<std::size_t>(counts[r]);
-    block.bytes = block.count * block.type->size;
+    if (__builtin_mul_overflow(block.count, block.type->size, &block.bytes)) {
+      return raise(&comm, MPI_ERR_COUNT, function, "%s count %lld for rank %d is too large: its bytes overflow a size_t",
+                   what, static_cast<long long>(counts[r]), r);
+    }
     block.displ = displs[r];
   }
   return MPI_SUCCESS;
 }
 
-}  // namespace
-}  // namespace tern::mpi
+// Both sides' counts and displacements as ints for `path` (the send side
+// left out in place).
+template <class Count, class Displ>
+int narrow_sides(const Comm& comm, const char* function, const void* sendbuf, const Count sendcounts[],
+                 const Displ sdispls[], const Count recvcounts[], const Displ rdispls[], const char* path,
+                 IntCounts& send, IntCounts& recv) {
+  const int n = comm.peer_count();
+  if (sendbuf != MPI_IN_PLACE) {
+    if (int err = send.narrow(&comm, function, sendcounts, sdispls, n, path); err != MPI_SUCCESS) return err;
+  }
+  return recv.narrow(&comm, function, recvcounts, rdispls, n, path);
+}
 
-using namespace tern;
-using namespace tern::mpi;
+// Alltoallv and Alltoallw on an intercommunicator: `send` and `recv` name
+// the type or types, the caller's counts and displacements go in as ints.
+template <class Count, class Displ>
+int inter_alltoall(Comm& inter, const char* function, const void* sendbuf, const Count sendcounts[],
+                   const Displ sdispls[], InterLayout send, void* recvbuf, const Count recvcounts[],
+                   const Displ rdispls[], InterLayout recv) {
+  IntCounts send_ints, recv_ints;
+  if (int err = narrow_sides(inter, function, sendbuf, sendcounts, sdispls, recvcounts, rdispls, kInterPath,
+                             send_ints, recv_ints);
+      err != MPI_SUCCESS) {
+    return err;
+  }
+  send.counts = send_ints.counts;
+  send.displs = send_ints.displs;
+  recv.counts = recv_ints.counts;
+  recv.displs = recv_ints.displs;
+  send.varying = recv.varying = true;
+  return inter_all(inter, function, sendbuf, send, recvbuf, recv);
+}
 
-extern "C" {
-
-int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                   MPI_Comm handle) {
+template <class Count, class Displ>
+int alltoallv(const char* kFunction, const void* sendbuf, const Count sendcounts[], const Displ sdispls[],
+              MPI_Datatype sendtype, void* recvbuf, const Count recvcounts[], const Displ rdispls[],
+              MPI_Datatype recvtype, MPI_Comm handle) {
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
-    return inter_all(*inter, "MPI_Alltoallv", sendbuf,
-                     InterLayout{.counts = sendcounts, .displs = sdispls, .type = sendtype, .varying = true}, recvbuf,
-                     InterLayout{.counts = recvcounts, .displs = rdispls, .type = recvtype, .varying = true});
+    return inter_alltoall(*inter, kFunction, sendbuf, sendcounts, sdispls, InterLayout{.type = sendtype}, recvbuf,
+                          recvcounts, rdispls, InterLayout{.type = recvtype});
   }
   if (TERN_UNLIKELY((is_derived_handle(sendtype) && sendbuf != MPI_IN_PLACE) || is_derived_handle(recvtype)) &&
       g_state != nullptr && find_comm(handle) != nullptr) {
-    return derived_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, handle);
+    IntCounts send, recv;
+    if (int err = narrow_sides(*find_comm(handle), kFunction, sendbuf, sendcounts, sdispls, recvcounts, rdispls,
+                               kDerivedPath, send, recv);
+        err != MPI_SUCCESS) {
+      return err;
+    }
+    return derived_alltoallv(sendbuf, send.counts, send.displs, sendtype, recvbuf, recv.counts, recv.displs, recvtype,
+                             handle);
   }
-  constexpr const char* kFunction = "MPI_Alltoallv";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = find_comm(handle);
   if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, kFunction, "invalid communicator %d", handle);
@@ -106,19 +144,22 @@ int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
   return MPI_SUCCESS;
 }
 
-int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                  MPI_Datatype recvtype, MPI_Comm handle) {
+int alltoall(const char* kFunction, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm handle) {
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
-    return inter_all(*inter, "MPI_Alltoall", sendbuf, InterLayout{.uniform = sendcount, .type = sendtype}, recvbuf,
-                     InterLayout{.uniform = recvcount, .type = recvtype});
+    int send = 0, recv = 0;
+    if (int err = narrow_pair(inter, kFunction, sendcount, recvcount, kInterPath, send, recv); err != MPI_SUCCESS) {
+      return err;
+    }
+    return inter_all(*inter, kFunction, sendbuf, InterLayout{.uniform = send, .type = sendtype}, recvbuf,
+                     InterLayout{.uniform = recv, .type = recvtype});
   }
-  constexpr const char* kFunction = "MPI_Alltoall";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = find_comm(handle);
   if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, kFunction, "invalid communicator %d", handle);
-  if (recvcount < 0) return raise(comm, MPI_ERR_COUNT, kFunction, "invalid count %d", recvcount);
+  if (recvcount < 0) return raise(comm, MPI_ERR_COUNT, kFunction, "invalid count %lld", recvcount);
   if (sendbuf != MPI_IN_PLACE && sendcount < 0) {
-    return raise(comm, MPI_ERR_COUNT, kFunction, "invalid count %d", sendcount);
+    return raise(comm, MPI_ERR_COUNT, kFunction, "invalid count %lld", sendcount);
   }
   const auto n = static_cast<std::size_t>(comm->size);
   // Small exchanges of predefined types in one step through the segment of
@@ -138,27 +179,27 @@ int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
       }
     }
   }
-  std::vector<int> scounts(n, sendcount), sdispls(n), rcounts(n, recvcount), rdispls(n);
+  std::vector<MPI_Count> scounts(n, sendcount), rcounts(n, recvcount);
+  std::vector<MPI_Aint> sdispls(n), rdispls(n);
   for (std::size_t r = 0; r < n; ++r) {
-    sdispls[r] = static_cast<int>(r) * sendcount;
-    rdispls[r] = static_cast<int>(r) * recvcount;
+    sdispls[r] = static_cast<MPI_Aint>(r) * sendcount;
+    rdispls[r] = static_cast<MPI_Aint>(r) * recvcount;
   }
-  return PMPI_Alltoallv(sendbuf, scounts.data(), sdispls.data(), sendtype, recvbuf, rcounts.data(), rdispls.data(),
-                        recvtype, handle);
+  return alltoallv(kFunction, sendbuf, scounts.data(), sdispls.data(), sendtype, recvbuf, rcounts.data(),
+                   rdispls.data(), recvtype, handle);
 }
 
 // Every block is packed with its own datatype into a temporary, the packed
 // bytes are exchanged, and each received block unpacked with its type. In
 // place, the blocks to send are packed from the receive buffer first.
-int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
-                   void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
-                   MPI_Comm handle) {
+template <class Count, class Displ>
+int alltoallw(const char* kFunction, const void* sendbuf, const Count sendcounts[], const Displ sdispls[],
+              const MPI_Datatype sendtypes[], void* recvbuf, const Count recvcounts[], const Displ rdispls[],
+              const MPI_Datatype recvtypes[], MPI_Comm handle) {
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
-    return inter_all(*inter, "MPI_Alltoallw", sendbuf,
-                     InterLayout{.counts = sendcounts, .displs = sdispls, .types = sendtypes, .varying = true}, recvbuf,
-                     InterLayout{.counts = recvcounts, .displs = rdispls, .types = recvtypes, .varying = true});
+    return inter_alltoall(*inter, kFunction, sendbuf, sendcounts, sdispls, InterLayout{.types = sendtypes}, recvbuf,
+                          recvcounts, rdispls, InterLayout{.types = recvtypes});
   }
-  constexpr const char* kFunction = "MPI_Alltoallw";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = find_comm(handle);
   if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, kFunction, "invalid communicator %d", handle);
@@ -215,8 +256,57 @@ int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
   return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+}  // namespace
+}  // namespace tern::mpi
+
+using namespace tern;
+using namespace tern::mpi;
+
+extern "C" {
+
+// Each call in its int and large-count (_c) form, over one implementation.
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoall("MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int PMPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoall("MPI_Alltoall_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoallv("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                   comm);
+}
+
+int PMPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                     MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoallv("MPI_Alltoallv_c", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                   comm);
+}
+
+int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                   void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm comm) {
+  return alltoallw("MPI_Alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                   comm);
+}
+
+int PMPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return alltoallw("MPI_Alltoallw_c", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                   recvtypes, comm);
+}
+
 #pragma weak MPI_Alltoall = PMPI_Alltoall
+#pragma weak MPI_Alltoall_c = PMPI_Alltoall_c
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+#pragma weak MPI_Alltoallv_c = PMPI_Alltoallv_c
 #pragma weak MPI_Alltoallw = PMPI_Alltoallw
+#pragma weak MPI_Alltoallw_c = PMPI_Alltoallw_c
 
 }  // extern "C"

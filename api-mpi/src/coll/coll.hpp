@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "coll/counts.hpp"
 #include "op/op.hpp"
 #include "state.hpp"
 
@@ -24,13 +25,17 @@ inline int type_error(const Comm* comm, const char* function, MPI_Datatype datat
 }
 
 // Checks shared by the collectives; sets `comm` and `type`.
-inline int check_coll(const char* function, MPI_Comm handle, int count, MPI_Datatype datatype, Comm*& comm,
-               const TypeInfo*& type) {
+inline int check_coll(const char* function, MPI_Comm handle, MPI_Count count, MPI_Datatype datatype, Comm*& comm,
+                      const TypeInfo*& type) {
   comm = find_comm(handle);
   if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, function, "invalid communicator %d", handle);
-  if (count < 0) return raise(comm, MPI_ERR_COUNT, function, "invalid count %d", count);
+  if (count < 0) return raise(comm, MPI_ERR_COUNT, function, "invalid count %lld", count);
   type = find_type(datatype);
   if (type == nullptr) return type_error(comm, function, datatype);
+  // Only a _c call's count reaches this; the callers multiply unchecked after it.
+  if (std::size_t bytes = 0; __builtin_mul_overflow(static_cast<std::size_t>(count), type->size, &bytes)) {
+    return raise(comm, MPI_ERR_COUNT, function, "count %lld is too large: its bytes overflow a size_t", count);
+  }
   return MPI_SUCCESS;
 }
 
@@ -112,14 +117,19 @@ inline int check_comm_root(const char* function, MPI_Comm handle, int root, Comm
   return check_root(function, *comm, root);
 }
 
-// Per-rank counts and displacements of the v-collectives.
-inline int check_counts(const char* function, const Comm& comm, const char* what, const int counts[],
-                 const int displs[]) {
+// Per-rank counts and displacements of the v-collectives (int, or MPI_Count
+// and MPI_Aint in the _c forms).
+template <class Count, class Displ>
+int check_counts(const char* function, const Comm& comm, const char* what, const Count counts[],
+                 const Displ displs[]) {
   if (counts == nullptr || displs == nullptr) {
     return raise(&comm, MPI_ERR_ARG, function, "null %s counts or displacements", what);
   }
   for (int r = 0; r < comm.size; ++r) {
-    if (counts[r] < 0) return raise(&comm, MPI_ERR_COUNT, function, "invalid %s count %d for rank %d", what, counts[r], r);
+    if (counts[r] < 0) {
+      return raise(&comm, MPI_ERR_COUNT, function, "invalid %s count %lld for rank %d", what,
+                   static_cast<long long>(counts[r]), r);
+    }
   }
   return MPI_SUCCESS;
 }

@@ -9,28 +9,52 @@
 #include "coll/inter.hpp"
 #include "coll/shared.hpp"
 
-using namespace tern;
-using namespace tern::mpi;
+namespace tern::mpi {
+namespace {
 
-extern "C" {
 
-int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm handle) {
+// Gatherv (`gather`) and Scatterv on an intercommunicator: `mine` a
+// member's own part, `parts` the root's buffer, whose counts and
+// displacements go in as ints.
+template <class Count, class Displ>
+int inter_rooted_v(Comm& inter, const char* function, bool gather, const void* mine, MPI_Count mine_count,
+                   MPI_Datatype mine_type, const void* parts, const Count counts[], const Displ displs[],
+                   MPI_Datatype type, int root) {
+  IntCounts narrow;
+  int count = 0;
+  if (int err = narrow_rooted(inter, function, counts, displs, mine_count, root, narrow, count); err != MPI_SUCCESS) {
+    return err;
+  }
+  return inter_rooted(inter, function, gather, mine, count, mine_type, parts,
+                      InterLayout{.counts = narrow.counts, .displs = narrow.displs, .type = type, .varying = true},
+                      root);
+}
+
+int gather(const char* kFunction, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+           MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle) {
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
-    return inter_rooted(*inter, "MPI_Gather", true, sendbuf, sendcount, sendtype, recvbuf,
-                        InterLayout{.uniform = recvcount, .type = recvtype}, root);
+    int send = 0, recv = 0;
+    if (int err = narrow_pair(inter, kFunction, sendcount, recvcount, kInterPath, send, recv); err != MPI_SUCCESS) {
+      return err;
+    }
+    return inter_rooted(*inter, kFunction, true, sendbuf, send, sendtype, recvbuf,
+                        InterLayout{.uniform = recv, .type = recvtype}, root);
   }
   if (TERN_UNLIKELY(is_derived_handle(sendtype) || is_derived_handle(recvtype)) && g_state != nullptr &&
       find_comm(handle) != nullptr) {
     Comm* c = find_comm(handle);
-    if (root < 0 || root >= c->size) return check_root("MPI_Gather", *c, root);
+    if (root < 0 || root >= c->size) return check_root(kFunction, *c, root);
     const bool recv_matters = c->rank == root;
     if ((is_derived_handle(sendtype) && !(recv_matters && sendbuf == MPI_IN_PLACE)) ||
         (recv_matters && is_derived_handle(recvtype))) {
-      return derived_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, handle);
+      int send = 0, recv = 0;
+      if (int err = narrow_pair(c, kFunction, sendcount, recv_matters ? recvcount : 0, kDerivedPath, send, recv);
+          err != MPI_SUCCESS) {
+        return err;
+      }
+      return derived_gather(sendbuf, send, sendtype, recvbuf, recv, recvtype, root, handle);
     }
   }
-  constexpr const char* kFunction = "MPI_Gather";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
   const TypeInfo* stype = nullptr;
@@ -74,22 +98,32 @@ int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   return MPI_SUCCESS;
 }
 
-int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                   MPI_Datatype recvtype, MPI_Comm handle) {
+int allgather(const char* kFunction, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm handle) {
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
-    return inter_all(*inter, "MPI_Allgather", sendbuf,
-                     InterLayout{.uniform = sendcount, .type = sendtype, .repeat = true},
-                     recvbuf, InterLayout{.uniform = recvcount, .type = recvtype});
+    int send = 0, recv = 0;
+    if (int err = narrow_pair(inter, kFunction, sendcount, recvcount, kInterPath, send, recv); err != MPI_SUCCESS) {
+      return err;
+    }
+    return inter_all(*inter, kFunction, sendbuf, InterLayout{.uniform = send, .type = sendtype, .repeat = true},
+                     recvbuf, InterLayout{.uniform = recv, .type = recvtype});
   }
   if (TERN_UNLIKELY((is_derived_handle(sendtype) && sendbuf != MPI_IN_PLACE) || is_derived_handle(recvtype)) &&
       g_state != nullptr && find_comm(handle) != nullptr) {
-    const auto n = static_cast<std::size_t>(find_comm(handle)->size);
-    std::vector<int> counts(n, recvcount), displs(n);
-    for (std::size_t r = 0; r < n; ++r) displs[r] = static_cast<int>(r) * recvcount;
-    return derived_allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype, handle,
-                              true);
+    const Comm* c = find_comm(handle);
+    const auto n = static_cast<std::size_t>(c->size);
+    std::vector<MPI_Count> counts(n, recvcount);
+    std::vector<MPI_Aint> displs(n);
+    for (std::size_t r = 0; r < n; ++r) displs[r] = static_cast<MPI_Aint>(r) * recvcount;
+    IntCounts narrow;
+    int send = 0;
+    if (int err = narrow.narrow(c, kFunction, counts.data(), displs.data(), c->size, kDerivedPath);
+        err != MPI_SUCCESS) {
+      return err;
+    }
+    if (int err = narrow_count(c, kFunction, sendcount, kDerivedPath, send); err != MPI_SUCCESS) return err;
+    return derived_allgatherv(sendbuf, send, sendtype, recvbuf, narrow.counts, narrow.displs, recvtype, handle, true);
   }
-  constexpr const char* kFunction = "MPI_Allgather";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
   const TypeInfo* rtype = nullptr;
@@ -115,7 +149,8 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     }
   }
   if (sendbuf == MPI_IN_PLACE && comm->rank == 0) mine = MPI_IN_PLACE;
-  if (int err = PMPI_Gather(mine, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, handle); err != MPI_SUCCESS) {
+  if (int err = gather(kFunction, mine, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, handle);
+      err != MPI_SUCCESS) {
     return err;
   }
   if (Status s = coll_bcast(*comm, recvbuf, block * static_cast<std::size_t>(comm->size), 0); s != Status::Ok) {
@@ -124,23 +159,30 @@ int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
   return MPI_SUCCESS;
 }
 
-int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle) {
+template <class Count, class Displ>
+int scatterv(const char* kFunction, const void* sendbuf, const Count sendcounts[], const Displ displs[],
+             MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+             MPI_Comm handle) {
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
-    return inter_rooted(*inter, "MPI_Scatterv", false, recvbuf, recvcount, recvtype, sendbuf,
-                        InterLayout{.counts = sendcounts, .displs = displs, .type = sendtype, .varying = true}, root);
+    return inter_rooted_v(*inter, kFunction, false, recvbuf, recvcount, recvtype, sendbuf, sendcounts, displs,
+                          sendtype, root);
   }
   if (TERN_UNLIKELY(is_derived_handle(sendtype) || is_derived_handle(recvtype)) && g_state != nullptr &&
       find_comm(handle) != nullptr) {
     Comm* c = find_comm(handle);
-    if (root < 0 || root >= c->size) return check_root("MPI_Scatterv", *c, root);
+    if (root < 0 || root >= c->size) return check_root(kFunction, *c, root);
     const bool is_root = c->rank == root;
     if ((is_root && is_derived_handle(sendtype)) ||
         (is_derived_handle(recvtype) && !(is_root && recvbuf == MPI_IN_PLACE))) {
-      return derived_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, handle);
+      IntCounts narrow;
+      int recv = 0;
+      if (int err = narrow_rooted(*c, kFunction, sendcounts, displs, recvcount, root, narrow, recv);
+          err != MPI_SUCCESS) {
+        return err;
+      }
+      return derived_scatterv(sendbuf, narrow.counts, narrow.displs, sendtype, recvbuf, recv, recvtype, root, handle);
     }
   }
-  constexpr const char* kFunction = "MPI_Scatterv";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
   if (int err = check_comm_root(kFunction, handle, root, comm); err != MPI_SUCCESS) return err;
@@ -177,52 +219,69 @@ int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[
   return MPI_SUCCESS;
 }
 
-int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                 MPI_Datatype recvtype, int root, MPI_Comm handle) {
+int scatter(const char* kFunction, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+            MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm handle) {
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
-    return inter_rooted(*inter, "MPI_Scatter", false, recvbuf, recvcount, recvtype, sendbuf,
-                        InterLayout{.uniform = sendcount, .type = sendtype}, root);
+    int send = 0, recv = 0;
+    if (int err = narrow_pair(inter, kFunction, sendcount, recvcount, kInterPath, send, recv); err != MPI_SUCCESS) {
+      return err;
+    }
+    return inter_rooted(*inter, kFunction, false, recvbuf, recv, recvtype, sendbuf,
+                        InterLayout{.uniform = send, .type = sendtype}, root);
   }
   if (TERN_UNLIKELY(is_derived_handle(sendtype) || is_derived_handle(recvtype)) && g_state != nullptr &&
       find_comm(handle) != nullptr) {
     Comm* c = find_comm(handle);
-    if (root < 0 || root >= c->size) return check_root("MPI_Scatter", *c, root);
+    if (root < 0 || root >= c->size) return check_root(kFunction, *c, root);
     const bool is_root = c->rank == root;
-    if ((is_root && is_derived_handle(sendtype)) || (is_derived_handle(recvtype) && !(is_root && recvbuf == MPI_IN_PLACE))) {
-      return derived_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, handle);
+    if ((is_root && is_derived_handle(sendtype)) ||
+        (is_derived_handle(recvtype) && !(is_root && recvbuf == MPI_IN_PLACE))) {
+      int send = 0, recv = 0;
+      if (int err = narrow_pair(c, kFunction, is_root ? sendcount : 0, recvcount, kDerivedPath, send, recv);
+          err != MPI_SUCCESS) {
+        return err;
+      }
+      return derived_scatter(sendbuf, send, sendtype, recvbuf, recv, recvtype, root, handle);
     }
   }
-  constexpr const char* kFunction = "MPI_Scatter";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
   if (int err = check_comm_root(kFunction, handle, root, comm); err != MPI_SUCCESS) return err;
-  std::vector<int> counts, displs;
+  std::vector<MPI_Count> counts;
+  std::vector<MPI_Aint> displs;
   if (comm->rank == root) {
-    if (sendcount < 0) return raise(comm, MPI_ERR_COUNT, kFunction, "invalid count %d", sendcount);
+    if (sendcount < 0) return raise(comm, MPI_ERR_COUNT, kFunction, "invalid count %lld", sendcount);
     counts.assign(static_cast<std::size_t>(comm->size), sendcount);
     displs.resize(static_cast<std::size_t>(comm->size));
     for (int r = 0; r < comm->size; ++r) displs[static_cast<std::size_t>(r)] = r * sendcount;
   }
-  return PMPI_Scatterv(sendbuf, counts.data(), displs.data(), sendtype, recvbuf, recvcount, recvtype, root, handle);
+  return scatterv(kFunction, sendbuf, counts.data(), displs.data(), sendtype, recvbuf, recvcount, recvtype, root,
+                  handle);
 }
 
-int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm handle) {
+template <class Count, class Displ>
+int gatherv(const char* kFunction, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+            const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype, int root, MPI_Comm handle) {
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
-    return inter_rooted(*inter, "MPI_Gatherv", true, sendbuf, sendcount, sendtype, recvbuf,
-                        InterLayout{.counts = recvcounts, .displs = displs, .type = recvtype, .varying = true}, root);
+    return inter_rooted_v(*inter, kFunction, true, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                          recvtype, root);
   }
   if (TERN_UNLIKELY(is_derived_handle(sendtype) || is_derived_handle(recvtype)) && g_state != nullptr &&
       find_comm(handle) != nullptr) {
     Comm* c = find_comm(handle);
-    if (root < 0 || root >= c->size) return check_root("MPI_Gatherv", *c, root);
+    if (root < 0 || root >= c->size) return check_root(kFunction, *c, root);
     const bool is_root = c->rank == root;
     if ((is_derived_handle(sendtype) && !(is_root && sendbuf == MPI_IN_PLACE)) ||
         (is_root && is_derived_handle(recvtype))) {
-      return derived_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, handle);
+      IntCounts narrow;
+      int send = 0;
+      if (int err = narrow_rooted(*c, kFunction, recvcounts, displs, sendcount, root, narrow, send);
+          err != MPI_SUCCESS) {
+        return err;
+      }
+      return derived_gatherv(sendbuf, send, sendtype, recvbuf, narrow.counts, narrow.displs, recvtype, root, handle);
     }
   }
-  constexpr const char* kFunction = "MPI_Gatherv";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
   if (int err = check_comm_root(kFunction, handle, root, comm); err != MPI_SUCCESS) return err;
@@ -259,18 +318,33 @@ int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   return MPI_SUCCESS;
 }
 
-int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                    const int displs[], MPI_Datatype recvtype, MPI_Comm handle) {
+template <class Count, class Displ>
+int allgatherv(const char* kFunction, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+               const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype, MPI_Comm handle) {
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
-    return inter_all(*inter, "MPI_Allgatherv", sendbuf,
-                     InterLayout{.uniform = sendcount, .type = sendtype, .repeat = true},
-                     recvbuf, InterLayout{.counts = recvcounts, .displs = displs, .type = recvtype, .varying = true});
+    IntCounts narrow;
+    int send = 0;
+    if (int err = narrow_all(*inter, kFunction, recvcounts, displs, inter->remote_size, sendcount, kInterPath, narrow,
+                             send);
+        err != MPI_SUCCESS) {
+      return err;
+    }
+    return inter_all(*inter, kFunction, sendbuf, InterLayout{.uniform = send, .type = sendtype, .repeat = true},
+                     recvbuf,
+                     InterLayout{.counts = narrow.counts, .displs = narrow.displs, .type = recvtype, .varying = true});
   }
   if (TERN_UNLIKELY((is_derived_handle(sendtype) && sendbuf != MPI_IN_PLACE) || is_derived_handle(recvtype)) &&
       g_state != nullptr && find_comm(handle) != nullptr) {
-    return derived_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, handle, false);
+    const Comm* c = find_comm(handle);
+    IntCounts narrow;
+    int send = 0;
+    if (int err = narrow_all(*c, kFunction, recvcounts, displs, c->size, sendcount, kDerivedPath, narrow, send);
+        err != MPI_SUCCESS) {
+      return err;
+    }
+    return derived_allgatherv(sendbuf, send, sendtype, recvbuf, narrow.counts, narrow.displs, recvtype, handle,
+                              false);
   }
-  constexpr const char* kFunction = "MPI_Allgatherv";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = find_comm(handle);
   if (comm == nullptr) return raise(nullptr, MPI_ERR_COMM, kFunction, "invalid communicator %d", handle);
@@ -303,11 +377,88 @@ int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   return MPI_SUCCESS;
 }
 
+}  // namespace
+}  // namespace tern::mpi
+
+using namespace tern;
+using namespace tern::mpi;
+
+extern "C" {
+
+// Each call in its int and large-count (_c) form, over one implementation.
+int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return gather("MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int PMPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return gather("MPI_Gather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return gatherv("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+
+int PMPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                   MPI_Comm comm) {
+  return gatherv("MPI_Gatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+
+int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return scatter("MPI_Scatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int PMPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return scatter("MPI_Scatter_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return scatterv("MPI_Scatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int PMPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                    MPI_Comm comm) {
+  return scatterv("MPI_Scatterv_c", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int PMPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather("MPI_Allgather_c", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+int PMPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgatherv("MPI_Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
 #pragma weak MPI_Gather = PMPI_Gather
-#pragma weak MPI_Allgather = PMPI_Allgather
-#pragma weak MPI_Scatterv = PMPI_Scatterv
-#pragma weak MPI_Scatter = PMPI_Scatter
+#pragma weak MPI_Gather_c = PMPI_Gather_c
 #pragma weak MPI_Gatherv = PMPI_Gatherv
+#pragma weak MPI_Gatherv_c = PMPI_Gatherv_c
+#pragma weak MPI_Scatter = PMPI_Scatter
+#pragma weak MPI_Scatter_c = PMPI_Scatter_c
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+#pragma weak MPI_Scatterv_c = PMPI_Scatterv_c
+#pragma weak MPI_Allgather = PMPI_Allgather
+#pragma weak MPI_Allgather_c = PMPI_Allgather_c
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
+#pragma weak MPI_Allgatherv_c = PMPI_Allgatherv_c
 
 }  // extern "C"

@@ -1,4 +1,4 @@
-// The reductions: MPI_Reduce and MPI_Allreduce over the algorithms of
+// The reductions and their _c forms: MPI_Reduce and MPI_Allreduce over the algorithms of
 // algorithms.cpp, and reduce + scatter MPI_Reduce_scatter(_block).
 #include <cstring>
 #include <vector>
@@ -42,25 +42,20 @@ int reduce_then_scatter(const char* function, Comm& comm, const TypeInfo& type, 
   return MPI_SUCCESS;
 }
 
-}  // namespace
-}  // namespace tern::mpi
-
-using namespace tern;
-using namespace tern::mpi;
-
-extern "C" {
-
-int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                MPI_Comm handle) {
+int reduce(const char* kFunction, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+           MPI_Op op, int root, MPI_Comm handle) {
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
-    return inter_reduce(*inter, "MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root);
+    int narrow = 0;
+    if (int err = narrow_count(inter, kFunction, count, kInterPath, narrow); err != MPI_SUCCESS) return err;
+    return inter_reduce(*inter, kFunction, sendbuf, recvbuf, narrow, datatype, op, root);
   }
   if (TERN_UNLIKELY(is_derived_handle(datatype)) && g_state != nullptr && find_comm(handle) != nullptr) {
     Comm* c = find_comm(handle);
-    if (root < 0 || root >= c->size) return check_root("MPI_Reduce", *c, root);
-    return derived_reduce(sendbuf, recvbuf, count, datatype, op, root, handle);
+    if (root < 0 || root >= c->size) return check_root(kFunction, *c, root);
+    int narrow = 0;
+    if (int err = narrow_count(c, kFunction, count, kDerivedPath, narrow); err != MPI_SUCCESS) return err;
+    return derived_reduce(sendbuf, recvbuf, narrow, datatype, op, root, handle);
   }
-  constexpr const char* kFunction = "MPI_Reduce";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
   const TypeInfo* type = nullptr;
@@ -91,15 +86,20 @@ int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
   return MPI_SUCCESS;
 }
 
-int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm handle) {
+int allreduce(const char* kFunction, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+              MPI_Op op, MPI_Comm handle) {
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
-    return inter_allreduce(*inter, sendbuf, recvbuf, count, datatype, op);
+    int narrow = 0;
+    if (int err = narrow_count(inter, kFunction, count, kInterPath, narrow); err != MPI_SUCCESS) return err;
+    return inter_allreduce(*inter, sendbuf, recvbuf, narrow, datatype, op);
   }
   if (TERN_UNLIKELY(is_derived_handle(datatype)) && g_state != nullptr && find_comm(handle) != nullptr) {
-    return derived_allreduce(sendbuf, recvbuf, count, datatype, op, handle);
+    int narrow = 0;
+    if (int err = narrow_count(find_comm(handle), kFunction, count, kDerivedPath, narrow); err != MPI_SUCCESS) {
+      return err;
+    }
+    return derived_allreduce(sendbuf, recvbuf, narrow, datatype, op, handle);
   }
-  constexpr const char* kFunction = "MPI_Allreduce";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
   const TypeInfo* type = nullptr;
@@ -117,16 +117,21 @@ int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
   return MPI_SUCCESS;
 }
 
-int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
-                              MPI_Comm handle) {
+int reduce_scatter_block(const char* kFunction, const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm handle) {
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
-    const std::vector<int> counts(static_cast<std::size_t>(inter->size), recvcount);
-    return inter_reduce_scatter(*inter, "MPI_Reduce_scatter_block", sendbuf, recvbuf, counts.data(), datatype, op);
+    int narrow = 0;
+    if (int err = narrow_count(inter, kFunction, recvcount, kInterPath, narrow); err != MPI_SUCCESS) return err;
+    const std::vector<int> counts(static_cast<std::size_t>(inter->size), narrow);
+    return inter_reduce_scatter(*inter, kFunction, sendbuf, recvbuf, counts.data(), datatype, op);
   }
   if (TERN_UNLIKELY(is_derived_handle(datatype)) && g_state != nullptr && find_comm(handle) != nullptr) {
-    return derived_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, handle);
+    int narrow = 0;
+    if (int err = narrow_count(find_comm(handle), kFunction, recvcount, kDerivedPath, narrow); err != MPI_SUCCESS) {
+      return err;
+    }
+    return derived_reduce_scatter_block(sendbuf, recvbuf, narrow, datatype, op, handle);
   }
-  constexpr const char* kFunction = "MPI_Reduce_scatter_block";
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
   const TypeInfo* type = nullptr;
@@ -137,15 +142,27 @@ int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                              recvbuf, counts);
 }
 
-int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
-                        MPI_Comm handle) {
+template <class Count>
+int reduce_scatter(const char* kFunction, const void* sendbuf, void* recvbuf, const Count recvcounts[],
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm handle) {
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
-    return inter_reduce_scatter(*inter, "MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op);
+    std::vector<int> store;
+    const int* counts = nullptr;
+    if (int err = narrow_array(inter, kFunction, recvcounts, inter->size, kInterPath, store, counts);
+        err != MPI_SUCCESS) {
+      return err;
+    }
+    return inter_reduce_scatter(*inter, kFunction, sendbuf, recvbuf, counts, datatype, op);
   }
-  constexpr const char* kFunction = "MPI_Reduce_scatter";
   if (g_state == nullptr) return not_initialized(kFunction);
   if (TERN_UNLIKELY(is_derived_handle(datatype)) && find_comm(handle) != nullptr) {
-    return derived_reduce_scatter(kFunction, sendbuf, recvbuf, recvcounts, datatype, op, handle);
+    const Comm* c = find_comm(handle);
+    std::vector<int> store;
+    const int* counts = nullptr;
+    if (int err = narrow_array(c, kFunction, recvcounts, c->size, kDerivedPath, store, counts); err != MPI_SUCCESS) {
+      return err;
+    }
+    return derived_reduce_scatter(kFunction, sendbuf, recvbuf, counts, datatype, op, handle);
   }
   Comm* comm = nullptr;
   const TypeInfo* type = nullptr;
@@ -155,7 +172,8 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
   std::vector<std::size_t> counts(static_cast<std::size_t>(comm->size));
   for (int r = 0; r < comm->size; ++r) {
     if (recvcounts[r] < 0) {
-      return raise(comm, MPI_ERR_COUNT, kFunction, "invalid count %d for rank %d", recvcounts[r], r);
+      return raise(comm, MPI_ERR_COUNT, kFunction, "invalid count %lld for rank %d",
+                   static_cast<long long>(recvcounts[r]), r);
     }
     counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>(recvcounts[r]);
   }
@@ -163,9 +181,61 @@ int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
                              recvbuf, counts);
 }
 
+}  // namespace
+}  // namespace tern::mpi
+
+using namespace tern;
+using namespace tern::mpi;
+
+extern "C" {
+
+// Each call in its int and large-count (_c) form, over one implementation.
+int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm) {
+  return reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+int PMPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                  MPI_Comm comm) {
+  return reduce("MPI_Reduce_c", sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int PMPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                     MPI_Comm comm) {
+  return allreduce("MPI_Allreduce_c", sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm) {
+  return reduce_scatter_block("MPI_Reduce_scatter_block", sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
+
+int PMPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                MPI_Op op, MPI_Comm comm) {
+  return reduce_scatter_block("MPI_Reduce_scatter_block_c", sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
+
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm) {
+  return reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+int PMPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm) {
+  return reduce_scatter("MPI_Reduce_scatter_c", sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
 #pragma weak MPI_Reduce = PMPI_Reduce
+#pragma weak MPI_Reduce_c = PMPI_Reduce_c
 #pragma weak MPI_Allreduce = PMPI_Allreduce
+#pragma weak MPI_Allreduce_c = PMPI_Allreduce_c
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+#pragma weak MPI_Reduce_scatter_block_c = PMPI_Reduce_scatter_block_c
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+#pragma weak MPI_Reduce_scatter_c = PMPI_Reduce_scatter_c
 
 }  // extern "C"

@@ -1,4 +1,5 @@
 // Prefix reductions and the local reduction calls: MPI_Scan and MPI_Exscan
+// (int and _c forms)
 // pass the running result along the ranks (rank r combines rank r - 1's
 // prefix with its own part, so non-commutative operations see x0 op ... op
 // xr in order), MPI_Reduce_local and MPI_Op_commutative.
@@ -13,12 +14,16 @@ namespace tern::mpi {
 namespace {
 
 // MPI_Scan, or MPI_Exscan when `exclusive` (rank 0's recvbuf untouched).
-int prefix_reduction(bool exclusive, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                     MPI_Comm handle) {
-  const char* const function = exclusive ? "MPI_Exscan" : "MPI_Scan";
+int prefix_reduction(const char* function, bool exclusive, const void* sendbuf, void* recvbuf, MPI_Count count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm handle) {
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) return check_intracomm(*inter, function);
   if (g_state == nullptr) return not_initialized(function);
   if (TERN_UNLIKELY(is_derived_handle(datatype)) && find_comm(handle) != nullptr) {
-    return derived_scan(sendbuf, recvbuf, count, datatype, op, handle, exclusive);
+    int narrow = 0;
+    if (int err = narrow_count(find_comm(handle), function, count, kDerivedPath, narrow); err != MPI_SUCCESS) {
+      return err;
+    }
+    return derived_scan(sendbuf, recvbuf, narrow, datatype, op, handle, exclusive);
   }
   Comm* comm = nullptr;
   const TypeInfo* type = nullptr;
@@ -112,14 +117,22 @@ using namespace tern::mpi;
 
 extern "C" {
 
-int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm handle) {
-  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) return check_intracomm(*inter, "MPI_Scan");
-  return prefix_reduction(false, sendbuf, recvbuf, count, datatype, op, handle);
+int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return prefix_reduction("MPI_Scan", false, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
-int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm handle) {
-  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) return check_intracomm(*inter, "MPI_Exscan");
-  return prefix_reduction(true, sendbuf, recvbuf, count, datatype, op, handle);
+int PMPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm) {
+  return prefix_reduction("MPI_Scan_c", false, sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return prefix_reduction("MPI_Exscan", true, sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int PMPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm) {
+  return prefix_reduction("MPI_Exscan_c", true, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
@@ -141,6 +154,8 @@ int PMPI_Op_commutative(MPI_Op op, int* commute) {
 
 #pragma weak MPI_Scan = PMPI_Scan
 #pragma weak MPI_Exscan = PMPI_Exscan
+#pragma weak MPI_Scan_c = PMPI_Scan_c
+#pragma weak MPI_Exscan_c = PMPI_Exscan_c
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
 #pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
 #pragma weak MPI_Op_commutative = PMPI_Op_commutative

@@ -126,8 +126,9 @@ TERN_MPI_API(int, Reduce_local_c, (const void *inbuf, void *inoutbuf, MPI_Count 
                                    MPI_Op op))
 
 /* --- Collectives. The v and w forms take MPI_Count counts and MPI_Aint displacements. Counts past INT_MAX go
- * through on intracommunicators with predefined datatypes; on intercommunicators, and with derived datatypes
- * (which the collectives pack into bytes), a count or displacement that does not fit an int is MPI_ERR_COUNT. */
+ * through on intracommunicators (the blocking forms there with predefined datatypes only; the non-blocking and
+ * persistent ones with any); on intercommunicators, and in the blocking forms with derived datatypes (which
+ * they pack into bytes with int counts), a count or displacement that does not fit an int is MPI_ERR_COUNT. */
 TERN_MPI_API(int, Bcast_c, (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm))
 TERN_MPI_API(int, Gather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
@@ -164,5 +165,95 @@ TERN_MPI_API(int, Scan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, 
                            MPI_Comm comm))
 TERN_MPI_API(int, Exscan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                              MPI_Op op, MPI_Comm comm))
+
+/* Non-blocking: the request completes as the int form's does. */
+TERN_MPI_API(int, Ibcast_c, (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                             MPI_Request *request))
+TERN_MPI_API(int, Igather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                              MPI_Request *request))
+TERN_MPI_API(int, Igatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                               int root, MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Iscatter_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                               MPI_Request *request))
+TERN_MPI_API(int, Iscatterv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                                MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                int root, MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Iallgather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Iallgatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Ialltoall_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Ialltoallv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                 MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                                 const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Request *request))
+TERN_MPI_API(int, Ialltoallw_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                 const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                 MPI_Request *request))
+TERN_MPI_API(int, Ireduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                              MPI_Op op, int root, MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Iallreduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Ireduce_scatter_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Ireduce_scatter_block_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Iscan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                            MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Iexscan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm, MPI_Request *request))
+/* Persistent: MPI_Start runs the collective again with the same counts. */
+TERN_MPI_API(int, Bcast_init_c, (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Gather_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Gatherv_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                   int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Scatter_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                   MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Scatterv_init_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request))
+TERN_MPI_API(int, Allgather_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Allgatherv_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Alltoall_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                    MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Alltoallv_init_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Alltoallw_init_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                     MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Reduce_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                  MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Allreduce_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Reduce_scatter_init_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                          MPI_Request *request))
+TERN_MPI_API(int, Reduce_scatter_block_init_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                                MPI_Request *request))
+TERN_MPI_API(int, Scan_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Exscan_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                  MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
 
 #endif /* TERN_MPI_LARGE_COUNT_H */

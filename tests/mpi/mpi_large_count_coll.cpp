@@ -1,5 +1,6 @@
 // MPI 4.0's large-count (_c) collectives: each called with small counts and
-// compared with its int form, a derived datatype through a _c collective,
+// compared with its int form (the non-blocking and persistent _c forms with
+// the blocking int form), a derived datatype through a _c collective,
 // the MPI_ERR_COUNT of a count past INT_MAX on a path that takes ints only,
 // and (at 2 ranks) an MPI_Bcast_c of 2^31 + 8 bytes checked at several
 // offsets.
@@ -194,6 +195,176 @@ void reductions() {
   check_that(piece == piece_c, "MPI_Reduce_scatter_block_c", __LINE__);
 }
 
+// The non-blocking (`persistent` false) or persistent _c form of a
+// collective, posted by `post` into `out`; `init` is what `out` holds before
+// each run (the persistent form runs twice), `want` what it must hold after.
+template <class Post>
+void both_forms(const char* what, int line, const std::vector<int>& init, const std::vector<int>& want, Post post) {
+  for (const bool persistent : {false, true}) {
+    std::vector<int> out = init;
+    MPI_Request request = MPI_REQUEST_NULL;
+    bool ok = post(persistent, out.data(), &request) == MPI_SUCCESS;
+    for (int round = 0; ok && round < (persistent ? 2 : 1); ++round) {
+      if (persistent) {
+        out = init;
+        ok &= MPI_Start(&request) == MPI_SUCCESS;
+      }
+      ok &= MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS && out == want;
+    }
+    if (persistent && request != MPI_REQUEST_NULL) MPI_Request_free(&request);
+    check_that(ok, what, line);
+  }
+}
+
+void nonblocking_and_persistent() {
+  const auto n = static_cast<std::size_t>(size);
+  const MPI_Comm world = MPI_COMM_WORLD;
+  const MPI_Info none = MPI_INFO_NULL;
+  const std::vector<int> mine = pattern(kCount, rank);
+  const std::vector<int> blank(kCount, -1), blank_all(n * kCount, -1);
+  const std::vector<int> source = pattern(static_cast<int>(n) * kCount, rank + 3);
+  std::vector<int> want;
+
+  const std::vector<int> root_data = rank == 0 ? mine : blank;
+  want = root_data;
+  MPI_Bcast(want.data(), kCount, MPI_INT, 0, world);
+  both_forms("MPI_Ibcast_c / MPI_Bcast_init_c", __LINE__, root_data, want, [&](bool p, int* out, MPI_Request* r) {
+    return p ? MPI_Bcast_init_c(out, kCount, MPI_INT, 0, world, none, r)
+             : MPI_Ibcast_c(out, kCount, MPI_INT, 0, world, r);
+  });
+  want = blank_all;
+  MPI_Gather(mine.data(), kCount, MPI_INT, want.data(), kCount, MPI_INT, 0, world);
+  both_forms("MPI_Igather_c / MPI_Gather_init_c", __LINE__, blank_all, want, [&](bool p, int* out, MPI_Request* r) {
+    return p ? MPI_Gather_init_c(mine.data(), kCount, MPI_INT, out, kCount, MPI_INT, 0, world, none, r)
+             : MPI_Igather_c(mine.data(), kCount, MPI_INT, out, kCount, MPI_INT, 0, world, r);
+  });
+  want = blank;
+  MPI_Scatter(source.data(), kCount, MPI_INT, want.data(), kCount, MPI_INT, 0, world);
+  both_forms("MPI_Iscatter_c / MPI_Scatter_init_c", __LINE__, blank, want, [&](bool p, int* out, MPI_Request* r) {
+    return p ? MPI_Scatter_init_c(source.data(), kCount, MPI_INT, out, kCount, MPI_INT, 0, world, none, r)
+             : MPI_Iscatter_c(source.data(), kCount, MPI_INT, out, kCount, MPI_INT, 0, world, r);
+  });
+  want = blank_all;
+  MPI_Allgather(mine.data(), kCount, MPI_INT, want.data(), kCount, MPI_INT, world);
+  both_forms("MPI_Iallgather_c / MPI_Allgather_init_c", __LINE__, blank_all, want,
+             [&](bool p, int* out, MPI_Request* r) {
+               return p ? MPI_Allgather_init_c(mine.data(), kCount, MPI_INT, out, kCount, MPI_INT, world, none, r)
+                        : MPI_Iallgather_c(mine.data(), kCount, MPI_INT, out, kCount, MPI_INT, world, r);
+             });
+  want = blank_all;
+  MPI_Alltoall(source.data(), kCount, MPI_INT, want.data(), kCount, MPI_INT, world);
+  both_forms("MPI_Ialltoall_c / MPI_Alltoall_init_c", __LINE__, blank_all, want,
+             [&](bool p, int* out, MPI_Request* r) {
+               return p ? MPI_Alltoall_init_c(source.data(), kCount, MPI_INT, out, kCount, MPI_INT, world, none, r)
+                        : MPI_Ialltoall_c(source.data(), kCount, MPI_INT, out, kCount, MPI_INT, world, r);
+             });
+
+  // The v and w forms: rank r's block holds r + 1 elements.
+  const VLayout v(0);
+  const int mine_count = rank + 1;
+  const std::vector<int> blank_v(static_cast<std::size_t>(v.total), -1);
+  const std::vector<int> blank_mine(static_cast<std::size_t>(mine_count), -1);
+  const std::vector<int> v_source = pattern(v.total, rank + 5);
+  want = blank_v;
+  MPI_Gatherv(mine.data(), mine_count, MPI_INT, want.data(), v.counts.data(), v.displs.data(), MPI_INT, 0, world);
+  both_forms("MPI_Igatherv_c / MPI_Gatherv_init_c", __LINE__, blank_v, want, [&](bool p, int* out, MPI_Request* r) {
+    return p ? MPI_Gatherv_init_c(mine.data(), mine_count, MPI_INT, out, v.counts_c.data(), v.displs_c.data(), MPI_INT,
+                                  0, world, none, r)
+             : MPI_Igatherv_c(mine.data(), mine_count, MPI_INT, out, v.counts_c.data(), v.displs_c.data(), MPI_INT, 0,
+                              world, r);
+  });
+  want = blank_mine;
+  MPI_Scatterv(v_source.data(), v.counts.data(), v.displs.data(), MPI_INT, want.data(), mine_count, MPI_INT, 0, world);
+  both_forms("MPI_Iscatterv_c / MPI_Scatterv_init_c", __LINE__, blank_mine, want,
+             [&](bool p, int* out, MPI_Request* r) {
+               return p ? MPI_Scatterv_init_c(v_source.data(), v.counts_c.data(), v.displs_c.data(), MPI_INT, out,
+                                              mine_count, MPI_INT, 0, world, none, r)
+                        : MPI_Iscatterv_c(v_source.data(), v.counts_c.data(), v.displs_c.data(), MPI_INT, out,
+                                          mine_count, MPI_INT, 0, world, r);
+             });
+  want = blank_v;
+  MPI_Allgatherv(mine.data(), mine_count, MPI_INT, want.data(), v.counts.data(), v.displs.data(), MPI_INT, world);
+  both_forms("MPI_Iallgatherv_c / MPI_Allgatherv_init_c", __LINE__, blank_v, want,
+             [&](bool p, int* out, MPI_Request* r) {
+               return p ? MPI_Allgatherv_init_c(mine.data(), mine_count, MPI_INT, out, v.counts_c.data(),
+                                                v.displs_c.data(), MPI_INT, world, none, r)
+                        : MPI_Iallgatherv_c(mine.data(), mine_count, MPI_INT, out, v.counts_c.data(),
+                                            v.displs_c.data(), MPI_INT, world, r);
+             });
+  // Alltoallv/w: everyone sends rank s its s + 1 elements.
+  std::vector<int> recv_counts(n, mine_count), recv_displs(n);
+  for (int r = 0; r < size; ++r) recv_displs[static_cast<std::size_t>(r)] = r * mine_count;
+  const std::vector<MPI_Count> recv_counts_c(recv_counts.begin(), recv_counts.end());
+  const std::vector<MPI_Aint> recv_displs_c(recv_displs.begin(), recv_displs.end());
+  std::vector<MPI_Aint> send_bytes_c, recv_bytes_c;
+  for (MPI_Aint d : v.displs_c) send_bytes_c.push_back(d * 4);
+  for (MPI_Aint d : recv_displs_c) recv_bytes_c.push_back(d * 4);
+  const std::vector<MPI_Datatype> types(n, MPI_INT);
+  const std::vector<int> blank_in(n * static_cast<std::size_t>(mine_count), -1);
+  want = blank_in;
+  MPI_Alltoallv(v_source.data(), v.counts.data(), v.displs.data(), MPI_INT, want.data(), recv_counts.data(),
+                recv_displs.data(), MPI_INT, world);
+  both_forms("MPI_Ialltoallv_c / MPI_Alltoallv_init_c", __LINE__, blank_in, want,
+             [&](bool p, int* out, MPI_Request* r) {
+               return p ? MPI_Alltoallv_init_c(v_source.data(), v.counts_c.data(), v.displs_c.data(), MPI_INT, out,
+                                               recv_counts_c.data(), recv_displs_c.data(), MPI_INT, world, none, r)
+                        : MPI_Ialltoallv_c(v_source.data(), v.counts_c.data(), v.displs_c.data(), MPI_INT, out,
+                                           recv_counts_c.data(), recv_displs_c.data(), MPI_INT, world, r);
+             });
+  both_forms("MPI_Ialltoallw_c / MPI_Alltoallw_init_c", __LINE__, blank_in, want,
+             [&](bool p, int* out, MPI_Request* r) {
+               return p ? MPI_Alltoallw_init_c(v_source.data(), v.counts_c.data(), send_bytes_c.data(), types.data(),
+                                               out, recv_counts_c.data(), recv_bytes_c.data(), types.data(), world,
+                                               none, r)
+                        : MPI_Ialltoallw_c(v_source.data(), v.counts_c.data(), send_bytes_c.data(), types.data(), out,
+                                           recv_counts_c.data(), recv_bytes_c.data(), types.data(), world, r);
+             });
+
+  // Reductions.
+  want = blank;
+  MPI_Reduce(mine.data(), want.data(), kCount, MPI_INT, MPI_SUM, 0, world);
+  both_forms("MPI_Ireduce_c / MPI_Reduce_init_c", __LINE__, blank, want, [&](bool p, int* out, MPI_Request* r) {
+    return p ? MPI_Reduce_init_c(mine.data(), out, kCount, MPI_INT, MPI_SUM, 0, world, none, r)
+             : MPI_Ireduce_c(mine.data(), out, kCount, MPI_INT, MPI_SUM, 0, world, r);
+  });
+  want = blank;
+  MPI_Allreduce(mine.data(), want.data(), kCount, MPI_INT, MPI_SUM, world);
+  both_forms("MPI_Iallreduce_c / MPI_Allreduce_init_c", __LINE__, blank, want, [&](bool p, int* out, MPI_Request* r) {
+    return p ? MPI_Allreduce_init_c(mine.data(), out, kCount, MPI_INT, MPI_SUM, world, none, r)
+             : MPI_Iallreduce_c(mine.data(), out, kCount, MPI_INT, MPI_SUM, world, r);
+  });
+  want = blank;
+  MPI_Scan(mine.data(), want.data(), kCount, MPI_INT, MPI_SUM, world);
+  both_forms("MPI_Iscan_c / MPI_Scan_init_c", __LINE__, blank, want, [&](bool p, int* out, MPI_Request* r) {
+    return p ? MPI_Scan_init_c(mine.data(), out, kCount, MPI_INT, MPI_SUM, world, none, r)
+             : MPI_Iscan_c(mine.data(), out, kCount, MPI_INT, MPI_SUM, world, r);
+  });
+  want = blank;
+  MPI_Exscan(mine.data(), want.data(), kCount, MPI_INT, MPI_SUM, world);
+  both_forms("MPI_Iexscan_c / MPI_Exscan_init_c", __LINE__, blank, want, [&](bool p, int* out, MPI_Request* r) {
+    return p ? MPI_Exscan_init_c(mine.data(), out, kCount, MPI_INT, MPI_SUM, world, none, r)
+             : MPI_Iexscan_c(mine.data(), out, kCount, MPI_INT, MPI_SUM, world, r);
+  });
+  const VLayout rs(1);
+  const std::vector<int> vector = pattern(rs.total, rank);
+  const std::vector<int> blank_rs(static_cast<std::size_t>(rs.counts[static_cast<std::size_t>(rank)]), -1);
+  want = blank_rs;
+  MPI_Reduce_scatter(vector.data(), want.data(), rs.counts.data(), MPI_INT, MPI_SUM, world);
+  both_forms("MPI_Ireduce_scatter_c / MPI_Reduce_scatter_init_c", __LINE__, blank_rs, want,
+             [&](bool p, int* out, MPI_Request* r) {
+               return p ? MPI_Reduce_scatter_init_c(vector.data(), out, rs.counts_c.data(), MPI_INT, MPI_SUM, world,
+                                                    none, r)
+                        : MPI_Ireduce_scatter_c(vector.data(), out, rs.counts_c.data(), MPI_INT, MPI_SUM, world, r);
+             });
+  want = blank;
+  MPI_Reduce_scatter_block(source.data(), want.data(), kCount, MPI_INT, MPI_SUM, world);
+  both_forms("MPI_Ireduce_scatter_block_c / MPI_Reduce_scatter_block_init_c", __LINE__, blank, want,
+             [&](bool p, int* out, MPI_Request* r) {
+               return p ? MPI_Reduce_scatter_block_init_c(source.data(), out, kCount, MPI_INT, MPI_SUM, world, none, r)
+                        : MPI_Ireduce_scatter_block_c(source.data(), out, kCount, MPI_INT, MPI_SUM, world, r);
+             });
+}
+
 // A derived datatype goes through the int-count packing path: small counts
 // pass, a count past INT_MAX is refused there (before any buffer is read).
 void derived_and_errors() {
@@ -208,10 +379,15 @@ void derived_and_errors() {
   check_that(all == all_c && all.back() == pattern(2 * kCount, size - 1).back(), "MPI_Allgather_c, derived type",
              __LINE__);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  int value = 0;
+  int value = 0, sink_value = 0;
   CHECK(MPI_Bcast_c(&value, MPI_Count{INT_MAX} + 1, pair, 0, MPI_COMM_WORLD) == MPI_ERR_COUNT);
   CHECK(MPI_Bcast_c(&value, -1, MPI_INT, 0, MPI_COMM_WORLD) == MPI_ERR_COUNT);
-  CHECK(MPI_Allreduce_c(&value, &value, LLONG_MAX, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS);
+  CHECK(MPI_Allreduce_c(&value, &value, LLONG_MAX, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_ERR_COUNT);
+  MPI_Request request = MPI_REQUEST_NULL;
+  CHECK(MPI_Ibcast_c(&value, LLONG_MAX, MPI_INT, 0, MPI_COMM_WORLD, &request) == MPI_ERR_COUNT);
+  CHECK(MPI_Iallreduce_c(&value, &sink_value, LLONG_MAX / 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &request) ==
+        MPI_ERR_COUNT);
+  CHECK(request == MPI_REQUEST_NULL);
   std::vector<MPI_Count> negative(n, 1);
   negative[0] = -2;
   std::vector<MPI_Aint> displs(n, 0);
@@ -254,6 +430,7 @@ int main(int argc, char** argv) {
   rooted_and_gathers();
   v_and_w();
   reductions();
+  nonblocking_and_persistent();
   derived_and_errors();
   large_bcast();
   const int rc = tern::mpi_test::conclude("mpi_large_count_coll");

@@ -42,8 +42,9 @@ int w_blocks(const char* function, const Comm& comm, const char* what, const Cou
     }
     block.count = static_cast<std::size_t>(counts[r]);
     if (__builtin_mul_overflow(block.count, block.type->size, &block.bytes)) {
-      return raise(&comm, MPI_ERR_COUNT, function, "%s count %lld for rank %d is too large: its bytes overflow a size_t",
-                   what, static_cast<long long>(counts[r]), r);
+      return raise(&comm, MPI_ERR_COUNT, function,
+                   "%s count %lld for rank %d is too large: its bytes overflow a size_t", what,
+                   static_cast<long long>(counts[r]), r);
     }
     block.displ = displs[r];
   }

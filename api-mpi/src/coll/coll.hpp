@@ -32,11 +32,7 @@ inline int check_coll(const char* function, MPI_Comm handle, MPI_Count count, MP
   if (count < 0) return raise(comm, MPI_ERR_COUNT, function, "invalid count %lld", count);
   type = find_type(datatype);
   if (type == nullptr) return type_error(comm, function, datatype);
-  // Only a _c call's count reaches this; the callers multiply unchecked after it.
-  if (std::size_t bytes = 0; __builtin_mul_overflow(static_cast<std::size_t>(count), type->size, &bytes)) {
-    return raise(comm, MPI_ERR_COUNT, function, "count %lld is too large: its bytes overflow a size_t", count);
-  }
-  return MPI_SUCCESS;
+  return check_bytes(comm, function, count, type->size);
 }
 
 inline int check_root(const char* function, const Comm& comm, int root) {

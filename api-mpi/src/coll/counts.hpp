@@ -8,6 +8,8 @@
 #pragma once
 
 #include <climits>
+#include <cstddef>
+#include <cstdint>
 #include <type_traits>
 #include <vector>
 
@@ -17,6 +19,19 @@ namespace tern::mpi {
 
 inline constexpr const char* kInterPath = "the collectives on intercommunicators";
 inline constexpr const char* kDerivedPath = "the collectives' packing of derived datatypes";
+
+// `count` instances of `size` bytes: MPI_ERR_COUNT when the bytes are more
+// than any object can hold (PTRDIFF_MAX; only a _c call's count gets there),
+// so the callers may multiply unchecked after.
+inline int check_bytes(const Comm* comm, const char* function, MPI_Count count, std::size_t size) {
+  std::size_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<std::size_t>(count), size, &bytes) ||
+      bytes > static_cast<std::size_t>(PTRDIFF_MAX)) {
+    return raise(comm, MPI_ERR_COUNT, function, "count %lld is too large: its bytes exceed the address space",
+                 count);
+  }
+  return MPI_SUCCESS;
+}
 
 // `count` as an int for `path`, a part of the call that takes int counts.
 inline int narrow_count(const Comm* comm, const char* function, MPI_Count count, const char* path, int& out) {

@@ -1,4 +1,5 @@
-// What the non-blocking and persistent collective calls share (nbc_*.cpp):
+// What the non-blocking and persistent collective calls share (nbc_*.cpp),
+// counts as MPI_Count for their int and large-count (_c) forms alike:
 // the prologue, datatypes seen as byte blocks, reductions seen as arrays of
 // one predefined type. Each call builds a schedule (schedule.hpp) and hands
 // it to a request: MPI_Ixxx starts it, MPI_Xxx_init keeps it for MPI_Start.
@@ -56,7 +57,7 @@ struct DataShape {
   MPI_Aint extent = 0;
   std::shared_ptr<const DerivedType> layout;
 };
-int data_shape(const char* function, const Comm& comm, int count, MPI_Datatype datatype, DataShape& shape);
+int data_shape(const char* function, const Comm& comm, MPI_Count count, MPI_Datatype datatype, DataShape& shape);
 
 // One part of a collective's buffer (a rank's, a neighbour's): where it is,
 // how many instances of which type.
@@ -80,7 +81,7 @@ struct ReductionShape {
   // instance, and the schedule calls the operation in the type's layout.
   std::shared_ptr<const DerivedType> user_layout;
 };
-int reduction_shape(const char* function, const Comm& comm, int count, MPI_Datatype datatype, MPI_Op op,
+int reduction_shape(const char* function, const Comm& comm, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                     ReductionShape& shape);
 
 // The start of a reduction whose every rank gives and gets `count`
@@ -95,7 +96,7 @@ struct ReductionCall {
   std::shared_ptr<Schedule> schedule;
 };
 int begin_reduction(const char* function, MPI_Comm handle, MPI_Request* request, const void* sendbuf, void* recvbuf,
-                    int count, MPI_Datatype datatype, MPI_Op op, bool persistent, ReductionCall& call);
+                    MPI_Count count, MPI_Datatype datatype, MPI_Op op, bool persistent, ReductionCall& call);
 // `recvbuf` seen by the schedule as an accumulator that holds this rank's
 // part when the schedule starts (from `sendbuf`, or itself in place) and
 // ends in `recvbuf`.

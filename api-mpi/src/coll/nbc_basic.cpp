@@ -1,18 +1,19 @@
 // Non-blocking and persistent barrier, broadcast, reduce and allreduce:
 // MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce, MPI_Iallreduce and their MPI 4
-// MPI_*_init forms, as schedules; and the shapes nbc.hpp declares.
+// MPI_*_init forms, int and large-count (_c), as schedules; and the shapes
+// nbc.hpp declares.
 #include "coll/nbc.hpp"
 #include "op/op.hpp"
 
 namespace tern::mpi {
 
-int data_shape(const char* function, const Comm& comm, int count, MPI_Datatype datatype, DataShape& shape) {
-  if (count < 0) return raise(&comm, MPI_ERR_COUNT, function, "invalid count %d", count);
+int data_shape(const char* function, const Comm& comm, MPI_Count count, MPI_Datatype datatype, DataShape& shape) {
+  if (count < 0) return raise(&comm, MPI_ERR_COUNT, function, "invalid count %lld", count);
   if (!is_derived_handle(datatype)) {
     const TypeInfo* type = find_type(datatype);
     if (type == nullptr) return raise(&comm, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
     shape = DataShape{type->size, static_cast<MPI_Aint>(type->size), nullptr};
-    return MPI_SUCCESS;
+    return check_bytes(&comm, function, count, shape.size);
   }
   std::shared_ptr<const DerivedType> desc = describe_type(datatype);
   if (desc == nullptr) return raise(&comm, MPI_ERR_TYPE, function, "invalid datatype %d", datatype);
@@ -20,12 +21,12 @@ int data_shape(const char* function, const Comm& comm, int count, MPI_Datatype d
   shape.size = desc->size;
   shape.extent = desc->extent;
   shape.layout = desc->contiguous ? nullptr : std::move(desc);
-  return MPI_SUCCESS;
+  return check_bytes(&comm, function, count, shape.size);
 }
 
-int reduction_shape(const char* function, const Comm& comm, int count, MPI_Datatype datatype, MPI_Op op,
+int reduction_shape(const char* function, const Comm& comm, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                     ReductionShape& shape) {
-  if (count < 0) return raise(&comm, MPI_ERR_COUNT, function, "invalid count %d", count);
+  if (count < 0) return raise(&comm, MPI_ERR_COUNT, function, "invalid count %lld", count);
   MPI_Datatype basic = datatype;
   if (is_derived_handle(datatype)) {
     std::shared_ptr<const DerivedType> desc = describe_type(datatype);
@@ -36,7 +37,7 @@ int reduction_shape(const char* function, const Comm& comm, int count, MPI_Datat
       shape.elem = desc->size;
       shape.layout = desc->contiguous ? nullptr : desc;
       shape.user_layout = std::move(desc);
-      return MPI_SUCCESS;
+      return check_bytes(&comm, function, count, shape.elem);
     }
     const TypeInfo* basic_type = find_type(desc->basic);
     if (basic_type == nullptr || desc->mixed || desc->size != desc->elements * basic_type->size) {
@@ -54,11 +55,11 @@ int reduction_shape(const char* function, const Comm& comm, int count, MPI_Datat
   if (int err = check_op(function, comm, op, basic, *type); err != MPI_SUCCESS) return err;
   shape.basic = basic;
   shape.elem = type->size;
-  return MPI_SUCCESS;
+  return check_bytes(&comm, function, count, shape.per_instance * shape.elem);
 }
 
 int begin_reduction(const char* function, MPI_Comm handle, MPI_Request* request, const void* sendbuf, void* recvbuf,
-                    int count, MPI_Datatype datatype, MPI_Op op, bool persistent, ReductionCall& call) {
+                    MPI_Count count, MPI_Datatype datatype, MPI_Op op, bool persistent, ReductionCall& call) {
   if (g_state == nullptr) return not_initialized(function);
   if (int err = nbc_prologue(function, handle, request, call.comm); err != MPI_SUCCESS) return err;
   if (int err = reduction_shape(function, *call.comm, count, datatype, op, call.shape); err != MPI_SUCCESS) {
@@ -97,11 +98,13 @@ int ibarrier(const char* function, MPI_Comm handle, bool persistent, MPI_Request
   return issue_schedule(function, *comm, handle, std::move(schedule), persistent, request);
 }
 
-int ibcast(const char* function, void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm handle,
+int ibcast(const char* function, void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm handle,
            bool persistent, MPI_Request* request) {
   if (g_state == nullptr) return not_initialized(function);
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
-    return inter_ibcast({function, *inter, handle, persistent, request}, buffer, count, datatype, root);
+    int narrow = 0;
+    if (int err = narrow_count(inter, function, count, kInterPath, narrow); err != MPI_SUCCESS) return err;
+    return inter_ibcast({function, *inter, handle, persistent, request}, buffer, narrow, datatype, root);
   }
   Comm* comm = nullptr;
   if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
@@ -117,12 +120,20 @@ int ibcast(const char* function, void* buffer, int count, MPI_Datatype datatype,
   return issue_schedule(function, *comm, handle, std::move(schedule), persistent, request);
 }
 
-int ireduce(const char* function, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-            int root, MPI_Comm handle, bool persistent, MPI_Request* request) {
+// Reduce to `root` on an intercommunicator, or (`all`) Allreduce.
+int inter_reduction(const InterCall& call, bool all, const void* sendbuf, void* recvbuf, MPI_Count count,
+                    MPI_Datatype datatype, MPI_Op op, int root) {
+  int narrow = 0;
+  if (int err = narrow_count(&call.comm, call.function, count, kInterPath, narrow); err != MPI_SUCCESS) return err;
+  return inter_ireduce(call, all, sendbuf, recvbuf, narrow, datatype, op, root);
+}
+
+int ireduce(const char* function, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+            MPI_Op op, int root, MPI_Comm handle, bool persistent, MPI_Request* request) {
   if (g_state == nullptr) return not_initialized(function);
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
-    return inter_ireduce({function, *inter, handle, persistent, request}, false, sendbuf, recvbuf, count, datatype, op,
-                         root);
+    return inter_reduction({function, *inter, handle, persistent, request}, false, sendbuf, recvbuf, count, datatype,
+                           op, root);
   }
   Comm* comm = nullptr;
   if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
@@ -152,12 +163,12 @@ int ireduce(const char* function, const void* sendbuf, void* recvbuf, int count,
   return issue_schedule(function, *comm, handle, std::move(schedule), persistent, request);
 }
 
-int iallreduce(const char* function, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               MPI_Comm handle, bool persistent, MPI_Request* request) {
+int iallreduce(const char* function, const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+               MPI_Op op, MPI_Comm handle, bool persistent, MPI_Request* request) {
   if (g_state == nullptr) return not_initialized(function);
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
-    return inter_ireduce({function, *inter, handle, persistent, request}, true, sendbuf, recvbuf, count, datatype, op,
-                         0);
+    return inter_reduction({function, *inter, handle, persistent, request}, true, sendbuf, recvbuf, count, datatype,
+                           op, 0);
   }
   ReductionCall call;
   if (int err = begin_reduction(function, handle, request, sendbuf, recvbuf, count, datatype, op, persistent, call);
@@ -182,30 +193,55 @@ int PMPI_Barrier_init(MPI_Comm comm, MPI_Info, MPI_Request* request) {
   return ibarrier("MPI_Barrier_init", comm, true, request);
 }
 
+// Each call in its int and large-count (_c) form, over one implementation.
 int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
   return ibcast("MPI_Ibcast", buffer, count, datatype, root, comm, false, request);
+}
+int PMPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                  MPI_Request* request) {
+  return ibcast("MPI_Ibcast_c", buffer, count, datatype, root, comm, false, request);
 }
 int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info,
                     MPI_Request* request) {
   return ibcast("MPI_Bcast_init", buffer, count, datatype, root, comm, true, request);
+}
+int PMPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info,
+                      MPI_Request* request) {
+  return ibcast("MPI_Bcast_init_c", buffer, count, datatype, root, comm, true, request);
 }
 
 int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                  MPI_Comm comm, MPI_Request* request) {
   return ireduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, false, request);
 }
+int PMPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                   MPI_Comm comm, MPI_Request* request) {
+  return ireduce("MPI_Ireduce_c", sendbuf, recvbuf, count, datatype, op, root, comm, false, request);
+}
 int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                      MPI_Comm comm, MPI_Info, MPI_Request* request) {
   return ireduce("MPI_Reduce_init", sendbuf, recvbuf, count, datatype, op, root, comm, true, request);
+}
+int PMPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                       int root, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return ireduce("MPI_Reduce_init_c", sendbuf, recvbuf, count, datatype, op, root, comm, true, request);
 }
 
 int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                     MPI_Request* request) {
   return iallreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, false, request);
 }
+int PMPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                      MPI_Comm comm, MPI_Request* request) {
+  return iallreduce("MPI_Iallreduce_c", sendbuf, recvbuf, count, datatype, op, comm, false, request);
+}
 int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                         MPI_Comm comm, MPI_Info, MPI_Request* request) {
   return iallreduce("MPI_Allreduce_init", sendbuf, recvbuf, count, datatype, op, comm, true, request);
+}
+int PMPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return iallreduce("MPI_Allreduce_init_c", sendbuf, recvbuf, count, datatype, op, comm, true, request);
 }
 
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
@@ -216,5 +252,11 @@ int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datat
 #pragma weak MPI_Reduce_init = PMPI_Reduce_init
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
 #pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
+#pragma weak MPI_Ibcast_c = PMPI_Ibcast_c
+#pragma weak MPI_Bcast_init_c = PMPI_Bcast_init_c
+#pragma weak MPI_Ireduce_c = PMPI_Ireduce_c
+#pragma weak MPI_Reduce_init_c = PMPI_Reduce_init_c
+#pragma weak MPI_Iallreduce_c = PMPI_Iallreduce_c
+#pragma weak MPI_Allreduce_init_c = PMPI_Allreduce_init_c
 
 }  // extern "C"

@@ -256,4 +256,59 @@ TERN_MPI_API(int, Scan_init_c, (const void *sendbuf, void *recvbuf, MPI_Count co
 TERN_MPI_API(int, Exscan_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                                   MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
 
+/* Neighbourhood collectives on Cartesian and graph communicators: blocking, non-blocking, persistent. Counts
+ * past INT_MAX go through with any datatype. */
+TERN_MPI_API(int, Neighbor_allgather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+TERN_MPI_API(int, Neighbor_allgatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                          MPI_Datatype recvtype, MPI_Comm comm))
+TERN_MPI_API(int, Neighbor_alltoall_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+TERN_MPI_API(int, Neighbor_alltoallv_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                         const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                         MPI_Datatype recvtype, MPI_Comm comm))
+TERN_MPI_API(int, Neighbor_alltoallw_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                         const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                         const MPI_Datatype recvtypes[], MPI_Comm comm))
+TERN_MPI_API(int, Ineighbor_allgather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                          MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Ineighbor_allgatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                           void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Ineighbor_alltoall_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                         MPI_Request *request))
+TERN_MPI_API(int, Ineighbor_alltoallv_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                          const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Ineighbor_alltoallw_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request))
+TERN_MPI_API(int, Neighbor_allgather_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                              MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Neighbor_allgatherv_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                               void *recvbuf, const MPI_Count recvcounts[],
+                                               const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                               MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Neighbor_alltoall_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                             MPI_Comm comm, MPI_Info info, MPI_Request *request))
+TERN_MPI_API(int, Neighbor_alltoallv_init_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                              const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                              MPI_Request *request))
+TERN_MPI_API(int, Neighbor_alltoallw_init_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                              void *recvbuf, const MPI_Count recvcounts[],
+                                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                              MPI_Comm comm, MPI_Info info, MPI_Request *request))
+
 #endif /* TERN_MPI_LARGE_COUNT_H */

@@ -1,9 +1,9 @@
 // MPI 4.0's large-count (_c) collectives: each called with small counts and
 // compared with its int form (the non-blocking and persistent _c forms with
-// the blocking int form), a derived datatype through a _c collective,
-// the MPI_ERR_COUNT of a count past INT_MAX on a path that takes ints only,
-// and (at 2 ranks) an MPI_Bcast_c of 2^31 + 8 bytes checked at several
-// offsets.
+// the blocking int form; the neighbourhood forms on a ring), a derived
+// datatype through a _c collective, the MPI_ERR_COUNT of a count past
+// INT_MAX on a path that takes ints only, and (at 2 ranks) an MPI_Bcast_c
+// of 2^31 + 8 bytes checked at several offsets.
 #include <sys/mman.h>
 
 #include <climits>
@@ -365,6 +365,83 @@ void nonblocking_and_persistent() {
              });
 }
 
+// The neighbourhood _c forms on a periodic ring (two neighbours each), each
+// against the blocking int form.
+void neighbours() {
+  MPI_Comm ring;
+  const int dims[1] = {size}, periods[1] = {1};
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+  const MPI_Info none = MPI_INFO_NULL;
+  const std::vector<int> mine = pattern(kCount, rank);
+  const std::vector<int> two = pattern(2 * kCount, rank + 11);  // one block per neighbour
+  const std::vector<int> blank(2 * kCount, -1);
+  const int counts[2] = {kCount, kCount}, displs[2] = {0, kCount}, bytes[2] = {0, kCount * 4};
+  const MPI_Count counts_c[2] = {kCount, kCount};
+  const MPI_Aint displs_c[2] = {0, kCount}, bytes_c[2] = {0, kCount * 4};
+  const MPI_Aint bytes_a[2] = {bytes[0], bytes[1]};
+  const MPI_Datatype types[2] = {MPI_INT, MPI_INT};
+  std::vector<int> want = blank, got = blank;
+
+  MPI_Neighbor_allgather(mine.data(), kCount, MPI_INT, want.data(), kCount, MPI_INT, ring);
+  CHECK(MPI_Neighbor_allgather_c(mine.data(), kCount, MPI_INT, got.data(), kCount, MPI_INT, ring) == MPI_SUCCESS);
+  check_that(got == want, "MPI_Neighbor_allgather_c", __LINE__);
+  both_forms("MPI_Ineighbor_allgather_c / MPI_Neighbor_allgather_init_c", __LINE__, blank, want,
+             [&](bool p, int* out, MPI_Request* r) {
+               return p ? MPI_Neighbor_allgather_init_c(mine.data(), kCount, MPI_INT, out, kCount, MPI_INT, ring,
+                                                        none, r)
+                        : MPI_Ineighbor_allgather_c(mine.data(), kCount, MPI_INT, out, kCount, MPI_INT, ring, r);
+             });
+  got = blank;
+  CHECK(MPI_Neighbor_allgatherv_c(mine.data(), kCount, MPI_INT, got.data(), counts_c, displs_c, MPI_INT, ring) ==
+        MPI_SUCCESS);
+  check_that(got == want, "MPI_Neighbor_allgatherv_c", __LINE__);
+  both_forms("MPI_Ineighbor_allgatherv_c / MPI_Neighbor_allgatherv_init_c", __LINE__, blank, want,
+             [&](bool p, int* out, MPI_Request* r) {
+               return p ? MPI_Neighbor_allgatherv_init_c(mine.data(), kCount, MPI_INT, out, counts_c, displs_c,
+                                                         MPI_INT, ring, none, r)
+                        : MPI_Ineighbor_allgatherv_c(mine.data(), kCount, MPI_INT, out, counts_c, displs_c, MPI_INT,
+                                                     ring, r);
+             });
+
+  want = blank;
+  MPI_Neighbor_alltoallv(two.data(), counts, displs, MPI_INT, want.data(), counts, displs, MPI_INT, ring);
+  got = blank;
+  CHECK(MPI_Neighbor_alltoall_c(two.data(), kCount, MPI_INT, got.data(), kCount, MPI_INT, ring) == MPI_SUCCESS);
+  check_that(got == want, "MPI_Neighbor_alltoall_c", __LINE__);
+  got = blank;
+  CHECK(MPI_Neighbor_alltoallv_c(two.data(), counts_c, displs_c, MPI_INT, got.data(), counts_c, displs_c, MPI_INT,
+                                 ring) == MPI_SUCCESS);
+  check_that(got == want, "MPI_Neighbor_alltoallv_c", __LINE__);
+  got = blank;
+  CHECK(MPI_Neighbor_alltoallw_c(two.data(), counts_c, bytes_c, types, got.data(), counts_c, bytes_c, types, ring) ==
+        MPI_SUCCESS);
+  check_that(got == want, "MPI_Neighbor_alltoallw_c", __LINE__);
+  std::vector<int> got_w = blank;
+  MPI_Neighbor_alltoallw(two.data(), counts, bytes_a, types, got_w.data(), counts, bytes_a, types, ring);
+  check_that(got_w == want, "MPI_Neighbor_alltoallw", __LINE__);
+  both_forms("MPI_Ineighbor_alltoall_c / MPI_Neighbor_alltoall_init_c", __LINE__, blank, want,
+             [&](bool p, int* out, MPI_Request* r) {
+               return p ? MPI_Neighbor_alltoall_init_c(two.data(), kCount, MPI_INT, out, kCount, MPI_INT, ring, none,
+                                                       r)
+                        : MPI_Ineighbor_alltoall_c(two.data(), kCount, MPI_INT, out, kCount, MPI_INT, ring, r);
+             });
+  both_forms("MPI_Ineighbor_alltoallv_c / MPI_Neighbor_alltoallv_init_c", __LINE__, blank, want,
+             [&](bool p, int* out, MPI_Request* r) {
+               return p ? MPI_Neighbor_alltoallv_init_c(two.data(), counts_c, displs_c, MPI_INT, out, counts_c,
+                                                        displs_c, MPI_INT, ring, none, r)
+                        : MPI_Ineighbor_alltoallv_c(two.data(), counts_c, displs_c, MPI_INT, out, counts_c, displs_c,
+                                                    MPI_INT, ring, r);
+             });
+  both_forms("MPI_Ineighbor_alltoallw_c / MPI_Neighbor_alltoallw_init_c", __LINE__, blank, want,
+             [&](bool p, int* out, MPI_Request* r) {
+               return p ? MPI_Neighbor_alltoallw_init_c(two.data(), counts_c, bytes_c, types, out, counts_c, bytes_c,
+                                                        types, ring, none, r)
+                        : MPI_Ineighbor_alltoallw_c(two.data(), counts_c, bytes_c, types, out, counts_c, bytes_c,
+                                                    types, ring, r);
+             });
+  MPI_Comm_free(&ring);
+}
+
 // A derived datatype goes through the int-count packing path: small counts
 // pass, a count past INT_MAX is refused there (before any buffer is read).
 void derived_and_errors() {
@@ -431,6 +508,7 @@ int main(int argc, char** argv) {
   v_and_w();
   reductions();
   nonblocking_and_persistent();
+  neighbours();
   derived_and_errors();
   large_bcast();
   const int rc = tern::mpi_test::conclude("mpi_large_count_coll");

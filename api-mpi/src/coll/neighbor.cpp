@@ -1,5 +1,5 @@
 // Neighbourhood collectives: MPI_Neighbor_allgather(v) and
-// MPI_Neighbor_alltoall(v,w), and the schedule every form of them (blocking,
+// MPI_Neighbor_alltoall(v,w) (int and _c forms), and the schedule every form of them (blocking,
 // non-blocking, persistent) runs. The schedule is one round: the send
 // blocks packed where their type needs it, a send per out-neighbour, a
 // receive per in-neighbour (unpacked after), copies for edges to this rank
@@ -28,22 +28,21 @@ int blocks_of(const char* function, const Comm& comm, const NeighbourSide& side,
     return raise(&comm, MPI_ERR_BUFFER, function, "MPI_IN_PLACE is not allowed in neighbourhood collectives");
   }
   if (n > 0 && side.form != NeighbourForm::Uniform) {
-    const bool no_displs = side.form == NeighbourForm::V ? side.displs == nullptr : side.byte_displs == nullptr;
-    if (side.counts == nullptr || no_displs || (side.form == NeighbourForm::W && side.types == nullptr)) {
+    if (!side.has_counts() || !side.has_displs() || (side.form == NeighbourForm::W && side.types == nullptr)) {
       return raise(&comm, MPI_ERR_ARG, function, "null %s counts, displacements or datatypes", what);
     }
   }
   blocks.resize(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
     Part& block = blocks[static_cast<std::size_t>(i)];
-    const int count = side.form == NeighbourForm::Uniform ? side.count : side.counts[i];
+    const MPI_Count count = side.count_of(i);
     const MPI_Datatype type = side.form == NeighbourForm::W ? side.types[i] : side.type;
     if (int err = data_shape(function, comm, count, type, block.shape); err != MPI_SUCCESS) return err;
     block.count = static_cast<std::size_t>(count);
     long long offset = 0;
     switch (side.form) {
       case NeighbourForm::Uniform: offset = static_cast<long long>(i) * count * block.shape.extent; break;
-      case NeighbourForm::V: offset = static_cast<long long>(side.displs[i]) * block.shape.extent; break;
+      case NeighbourForm::V: offset = static_cast<long long>(side.displ_of(i)) * block.shape.extent; break;
       case NeighbourForm::W: offset = side.byte_displs[i]; break;
     }
     block.address = static_cast<std::byte*>(const_cast<void*>(side.buffer)) + offset;
@@ -165,9 +164,15 @@ using namespace tern::mpi;
 
 extern "C" {
 
+// Each call in its int and large-count (_c) form, over one implementation.
 int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm) {
   return neighbour_collective("MPI_Neighbor_allgather", comm, uniform_side(sendbuf, sendcount, sendtype),
+                              uniform_side(recvbuf, recvcount, recvtype), true, NeighbourMode::Blocking, nullptr);
+}
+int PMPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return neighbour_collective("MPI_Neighbor_allgather_c", comm, uniform_side(sendbuf, sendcount, sendtype),
                               uniform_side(recvbuf, recvcount, recvtype), true, NeighbourMode::Blocking, nullptr);
 }
 int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -175,9 +180,20 @@ int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
   return neighbour_collective("MPI_Neighbor_allgatherv", comm, uniform_side(sendbuf, sendcount, sendtype),
                               v_side(recvbuf, recvcounts, displs, recvtype), true, NeighbourMode::Blocking, nullptr);
 }
+int PMPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                               MPI_Comm comm) {
+  return neighbour_collective("MPI_Neighbor_allgatherv_c", comm, uniform_side(sendbuf, sendcount, sendtype),
+                              v_side(recvbuf, recvcounts, displs, recvtype), true, NeighbourMode::Blocking, nullptr);
+}
 int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm) {
   return neighbour_collective("MPI_Neighbor_alltoall", comm, uniform_side(sendbuf, sendcount, sendtype),
+                              uniform_side(recvbuf, recvcount, recvtype), false, NeighbourMode::Blocking, nullptr);
+}
+int PMPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return neighbour_collective("MPI_Neighbor_alltoall_c", comm, uniform_side(sendbuf, sendcount, sendtype),
                               uniform_side(recvbuf, recvcount, recvtype), false, NeighbourMode::Blocking, nullptr);
 }
 int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -187,6 +203,12 @@ int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
                               v_side(recvbuf, recvcounts, rdispls, recvtype), false, NeighbourMode::Blocking,
                               nullptr);
 }
+int PMPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                              MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                              const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return neighbour_collective("MPI_Neighbor_alltoallv_c", comm, v_side(sendbuf, sendcounts, sdispls, sendtype),
+                              v_side(recvbuf, recvcounts, rdispls, recvtype), false, NeighbourMode::Blocking, nullptr);
+}
 int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                             const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
@@ -194,11 +216,22 @@ int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
                               w_side(recvbuf, recvcounts, rdispls, recvtypes), false, NeighbourMode::Blocking,
                               nullptr);
 }
+int PMPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                              const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return neighbour_collective("MPI_Neighbor_alltoallw_c", comm, w_side(sendbuf, sendcounts, sdispls, sendtypes),
+                              w_side(recvbuf, recvcounts, rdispls, recvtypes), false, NeighbourMode::Blocking, nullptr);
+}
 
 #pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
+#pragma weak MPI_Neighbor_allgather_c = PMPI_Neighbor_allgather_c
 #pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
+#pragma weak MPI_Neighbor_allgatherv_c = PMPI_Neighbor_allgatherv_c
 #pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
+#pragma weak MPI_Neighbor_alltoall_c = PMPI_Neighbor_alltoall_c
 #pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
+#pragma weak MPI_Neighbor_alltoallv_c = PMPI_Neighbor_alltoallv_c
 #pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
+#pragma weak MPI_Neighbor_alltoallw_c = PMPI_Neighbor_alltoallw_c
 
 }  // extern "C"

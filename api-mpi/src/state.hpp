@@ -107,6 +107,10 @@ struct Comm {
   enum class SharedState : uint8_t { Unknown, Creating, Ready, None };
   SharedState shared_state = SharedState::Unknown;
   std::shared_ptr<SharedSegment> shared;
+  // The same for this host's ranks of a communicator over several hosts
+  // (the node-aware phases of coll/node.cpp).
+  SharedState node_shared_state = SharedState::Unknown;
+  std::shared_ptr<SharedSegment> node_shared;
   std::string name;  // MPI_Comm_set_name
   std::vector<std::pair<std::string, std::string>> info;  // MPI_Comm_set_info's hints, as set
   std::shared_ptr<const CartTopology> cart;  // MPI_Cart_create's; null: no topology

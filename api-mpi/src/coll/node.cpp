@@ -1,13 +1,16 @@
 // Node-aware barrier, broadcast and allreduce: the ranks of a host meet at
-// their leader (its lowest rank) through shared memory, only the leaders
-// talk across hosts, and each leader hands the result back to its host. A
-// communicator spread over several hosts with several ranks on some sends
-// one message per host across the network per step instead of one per rank.
+// their leader (its lowest rank), only the leaders talk across hosts, and
+// each leader hands the result back to its host. A communicator spread over
+// several hosts with several ranks on some sends one message per host across
+// the network per step instead of one per rank. On a host the ranks meet
+// through the segment they share (coll/shared.hpp) up to a slot's size, by
+// messages through the shared-memory transport beyond it.
 #include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "coll/shared.hpp"
 #include "op/op.hpp"
 #include "state.hpp"
 #include "tern/runtime/log.hpp"
@@ -105,9 +108,32 @@ const NodeLayout& node_layout(Comm& comm) {
   return *comm.node_layout;
 }
 
+// The leaders' dissemination barrier.
+Status leaders_barrier(Comm& comm, const NodeLayout& layout, unsigned base, unsigned round) {
+  const int count = static_cast<int>(layout.leaders.size());
+  const int index = layout.leader_index;
+  for (int distance = 1; distance < count; distance <<= 1, ++round) {
+    const int dest = layout.leaders[(index + distance) % count];
+    const int source = layout.leaders[(index - distance + count) % count];
+    if (Status s = coll_sendrecv(comm, nullptr, 0, dest, nullptr, 0, source, base | round); s != Status::Ok) return s;
+  }
+  return Status::Ok;
+}
+
 Status node_barrier(Comm& comm, const NodeLayout& layout) {
+  SharedSegment* host = node_segment(comm, layout);
   const unsigned base = next_tag_base(comm);
   const int leader = layout.local.front();
+  if (host != nullptr) {
+    // Everyone of the host has arrived when the first barrier ends; the
+    // leader joins the second once the other hosts have.
+    host->barrier();
+    if (comm.rank == leader) {
+      if (Status s = leaders_barrier(comm, layout, base, 2); s != Status::Ok) return s;
+    }
+    host->barrier();
+    return Status::Ok;
+  }
   if (comm.rank != leader) {
     if (Status s = coll_send(comm, nullptr, 0, leader, base | 0); s != Status::Ok) return s;
     return coll_recv(comm, nullptr, 0, leader, base | 1);
@@ -115,14 +141,7 @@ Status node_barrier(Comm& comm, const NodeLayout& layout) {
   for (std::size_t i = 1; i < layout.local.size(); ++i) {
     if (Status s = coll_recv(comm, nullptr, 0, layout.local[i], base | 0); s != Status::Ok) return s;
   }
-  const int count = static_cast<int>(layout.leaders.size());
-  const int index = layout.leader_index;
-  unsigned round = 2;
-  for (int distance = 1; distance < count; distance <<= 1, ++round) {
-    const int dest = layout.leaders[(index + distance) % count];
-    const int source = layout.leaders[(index - distance + count) % count];
-    if (Status s = coll_sendrecv(comm, nullptr, 0, dest, nullptr, 0, source, base | round); s != Status::Ok) return s;
-  }
+  if (Status s = leaders_barrier(comm, layout, base, 2); s != Status::Ok) return s;
   for (std::size_t i = 1; i < layout.local.size(); ++i) {
     if (Status s = coll_send(comm, nullptr, 0, layout.local[i], base | 1); s != Status::Ok) return s;
   }
@@ -130,6 +149,7 @@ Status node_barrier(Comm& comm, const NodeLayout& layout) {
 }
 
 Status node_bcast(Comm& comm, const NodeLayout& layout, void* buffer, std::size_t bytes, int root) {
+  SharedSegment* host = bytes <= kSharedSlotBytes ? node_segment(comm, layout) : nullptr;
   const unsigned base = next_tag_base(comm);
   const int root_leader = layout.leader_of[root];
   const int leader = layout.local.front();
@@ -147,6 +167,15 @@ Status node_bcast(Comm& comm, const NodeLayout& layout, void* buffer, std::size_
         s != Status::Ok) {
       return s;
     }
+  }
+  if (host != nullptr) {
+    // The root keeps its buffer as it is (it may be read-only memory): what
+    // the leader publishes lands in scratch there.
+    std::vector<std::byte> unused(comm.rank == root && comm.rank != leader ? bytes : 0);
+    host->bcast(unused.empty() ? buffer : unused.data(), bytes, 0);
+    return Status::Ok;
+  }
+  if (comm.rank == leader) {
     for (std::size_t i = 1; i < layout.local.size(); ++i) {
       if (layout.local[i] == root) continue;
       if (Status s = coll_send(comm, buffer, bytes, layout.local[i], base | 2); s != Status::Ok) return s;
@@ -159,9 +188,24 @@ Status node_bcast(Comm& comm, const NodeLayout& layout, void* buffer, std::size_
 
 Status node_allreduce(Comm& comm, const NodeLayout& layout, void* buffer, std::size_t count, const TypeInfo& type,
                       MPI_Datatype type_handle, MPI_Op op) {
-  const unsigned base = next_tag_base(comm);
   const std::size_t bytes = count * type.size;
+  SharedSegment* host = bytes <= kSharedSlotBytes ? node_segment(comm, layout) : nullptr;
+  const unsigned base = next_tag_base(comm);
   const int leader = layout.local.front();
+  if (host != nullptr) {
+    // The host's sum at its leader (operations here commute), the leaders'
+    // allreduce, the result back through the segment.
+    if (Status s = host->reduce(buffer, count, type, type_handle, op, 0); s != Status::Ok) return s;
+    if (comm.rank == leader) {
+      if (Status s = allreduce_among(comm, layout.leaders, layout.leader_index, buffer, count, type, type_handle, op,
+                                     base, 2);
+          s != Status::Ok) {
+        return s;
+      }
+    }
+    host->bcast(buffer, bytes, 0);
+    return Status::Ok;
+  }
   if (comm.rank != leader) {
     if (Status s = coll_send(comm, buffer, bytes, leader, base | 0); s != Status::Ok) return s;
     return coll_recv(comm, buffer, bytes, leader, base | 1);

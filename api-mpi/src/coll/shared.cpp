@@ -70,12 +70,20 @@ SharedSegment::~SharedSegment() {
   if (region_ != nullptr) engine::MemRegion::unmap(region_);
 }
 
-std::unique_ptr<SharedSegment> SharedSegment::create(Comm& comm) {
-  const std::size_t bytes = bytes_for(comm.size);
+std::unique_ptr<SharedSegment> SharedSegment::create(Comm& comm, const std::vector<int>& members) {
+  // One tag base on every rank of `comm`, members or not, so that the
+  // sequence stays the same everywhere.
+  const unsigned tag = next_tag_base(comm);
+  const auto me = std::find(members.begin(), members.end(), comm.rank);
+  if (members.size() < 2 || me == members.end()) return nullptr;
+  const int index = static_cast<int>(me - members.begin());
+  const int leader = members.front();
+  const std::size_t bytes = bytes_for(static_cast<int>(members.size()));
   engine::MemRegion* region = nullptr;
+  engine::RemoteKey* mapping = nullptr;
   std::vector<std::byte> key;
   int ok = 1;
-  if (comm.rank == 0) {
+  if (index == 0) {
     engine::MemMapParams params;
     params.length = bytes;
     if (engine::MemRegion::map(params, region) == Status::Ok) {
@@ -83,22 +91,40 @@ std::unique_ptr<SharedSegment> SharedSegment::create(Comm& comm) {
     } else {
       ok = 0;
     }
+    uint64_t key_length = ok != 0 ? key.size() : 0;
+    for (std::size_t m = 1; m < members.size(); ++m) {
+      if (coll_send(comm, &key_length, sizeof(key_length), members[m], tag | 0) != Status::Ok ||
+          coll_send(comm, key.data(), key.size(), members[m], tag | 1) != Status::Ok) {
+        ok = 0;
+      }
+    }
+    // Everyone or no one: a rank that could not map it would wait forever.
+    for (std::size_t m = 1; m < members.size(); ++m) {
+      int theirs = 0;
+      if (coll_recv(comm, &theirs, sizeof(theirs), members[m], tag | 2) != Status::Ok) theirs = 0;
+      ok = ok != 0 && theirs != 0 ? 1 : 0;
+    }
+    for (std::size_t m = 1; m < members.size(); ++m) (void)coll_send(comm, &ok, sizeof(ok), members[m], tag | 3);
+  } else {
+    uint64_t key_length = 0;
+    if (coll_recv(comm, &key_length, sizeof(key_length), leader, tag | 0) != Status::Ok || key_length > (1u << 16)) {
+      ok = 0;
+      key_length = 0;
+    }
+    key.resize(key_length);
+    if (coll_recv(comm, key.data(), key.size(), leader, tag | 1) != Status::Ok) ok = 0;
+    if (ok != 0 && (key.empty() || engine::RemoteKey::unpack(key, mapping) != Status::Ok)) ok = 0;
+    if (coll_send(comm, &ok, sizeof(ok), leader, tag | 2) != Status::Ok ||
+        coll_recv(comm, &ok, sizeof(ok), leader, tag | 3) != Status::Ok) {
+      ok = 0;
+    }
   }
-  uint64_t key_length = key.size();
-  if (coll_bcast(comm, &key_length, sizeof(key_length), 0) != Status::Ok || key_length > (1u << 16)) ok = 0;
-  key.resize(ok != 0 ? key_length : 0);
-  if (ok != 0 && coll_bcast(comm, key.data(), key.size(), 0) != Status::Ok) ok = 0;
-  engine::RemoteKey* mapping = nullptr;
-  if (ok != 0 && comm.rank != 0 && (key.empty() || engine::RemoteKey::unpack(key, mapping) != Status::Ok)) ok = 0;
-  // Everyone or no one: a rank that could not map it would wait forever.
-  int everywhere = ok;
-  if (coll_allreduce(comm, &everywhere, 1, *find_type(MPI_INT), MPI_INT, MPI_MIN) != Status::Ok) everywhere = 0;
-  if (everywhere == 0) {
+  if (ok == 0) {
     if (mapping != nullptr) engine::RemoteKey::destroy(mapping);
     if (region != nullptr) engine::MemRegion::unmap(region);
     return nullptr;
   }
-  std::byte* base = comm.rank == 0 ? static_cast<std::byte*>(region->base()) : mapping->local_base();
+  std::byte* base = index == 0 ? static_cast<std::byte*>(region->base()) : mapping->local_base();
   // Oversubscribed: more ranks of the job on this host than cores (the
   // launcher's blocking wait mode says so too).
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -106,8 +132,8 @@ std::unique_ptr<SharedSegment> SharedSegment::create(Comm& comm) {
   const bool oversubscribed =
       g_state->wait_mode == runtime::WaitMode::Block ||
       (cores > 0 && world != nullptr && static_cast<long>(node_layout(*world).local.size()) > cores);
-  std::unique_ptr<SharedSegment> segment(new SharedSegment(base, comm.size, comm.rank, oversubscribed,
-                                                           g_state->coll_shm == runtime::Switch::On));
+  std::unique_ptr<SharedSegment> segment(new SharedSegment(base, static_cast<int>(members.size()), index,
+                                                           oversubscribed, g_state->coll_shm == runtime::Switch::On));
   segment->region_ = region;
   segment->mapping_ = mapping;
   return segment;
@@ -340,25 +366,44 @@ void SharedSegment::alltoall(const void* send, std::size_t block, void* recv) {
   finish(step);
 }
 
+namespace {
+
+// A communicator's segment, looked at once: `make` runs on the first call
+// (null: none), the state says so afterwards. While it runs the segment is
+// being created (over messages of its own) and none is handed out.
+template <typename Make>
+SharedSegment* lazy_segment(Comm::SharedState& state, std::shared_ptr<SharedSegment>& held, Make&& make) {
+  if (state == Comm::SharedState::Ready) return held.get();
+  if (state != Comm::SharedState::Unknown) return nullptr;
+  state = Comm::SharedState::Creating;
+  std::unique_ptr<SharedSegment> segment = make();
+  state = segment != nullptr ? Comm::SharedState::Ready : Comm::SharedState::None;
+  held = std::move(segment);
+  return held.get();
+}
+
+}  // namespace
+
 SharedSegment* shared_segment(Comm& comm) {
-  switch (comm.shared_state) {
-    case Comm::SharedState::Ready:
-      return comm.shared.get();
-    case Comm::SharedState::Unknown:
-      break;
-    default:
-      return nullptr;  // None, or being created (its own messages)
-  }
-  comm.shared_state = Comm::SharedState::None;
-  if (comm.inter || comm.size < 2 || comm.size > kSharedMaxRanks || g_state->coll_shm == runtime::Switch::Off) {
-    return nullptr;
-  }
-  if (node_layout(comm).local.size() != static_cast<std::size_t>(comm.size)) return nullptr;  // several hosts
-  comm.shared_state = Comm::SharedState::Creating;
-  std::unique_ptr<SharedSegment> segment = SharedSegment::create(comm);
-  comm.shared_state = segment != nullptr ? Comm::SharedState::Ready : Comm::SharedState::None;
-  comm.shared = std::move(segment);
-  return comm.shared.get();
+  return lazy_segment(comm.shared_state, comm.shared, [&comm]() -> std::unique_ptr<SharedSegment> {
+    if (comm.inter || comm.size < 2 || comm.size > kSharedMaxRanks || g_state->coll_shm == runtime::Switch::Off) {
+      return nullptr;
+    }
+    if (node_layout(comm).local.size() != static_cast<std::size_t>(comm.size)) return nullptr;  // several hosts
+    std::vector<int> everyone(static_cast<std::size_t>(comm.size));
+    for (int r = 0; r < comm.size; ++r) everyone[r] = r;
+    return SharedSegment::create(comm, everyone);
+  });
+}
+
+SharedSegment* node_segment(Comm& comm, const NodeLayout& layout) {
+  return lazy_segment(comm.node_shared_state, comm.node_shared, [&]() -> std::unique_ptr<SharedSegment> {
+    // Off for the whole job (every rank reads the same setting): no rank
+    // takes the tag base that creating does.
+    if (g_state->coll_shm == runtime::Switch::Off) return nullptr;
+    const bool fits = layout.local.size() <= static_cast<std::size_t>(kSharedMaxRanks);
+    return SharedSegment::create(comm, fits ? layout.local : std::vector<int>{});
+  });
 }
 
 }  // namespace tern::mpi

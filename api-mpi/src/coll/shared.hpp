@@ -62,9 +62,11 @@ class SharedSegment {
   SharedSegment(const SharedSegment&) = delete;
   SharedSegment& operator=(const SharedSegment&) = delete;
 
-  // Maps the segment for `comm` (collective over it, by messages); null on
-  // every rank when one of them could not map it.
-  [[nodiscard]] static std::unique_ptr<SharedSegment> create(Comm& comm);
+  // Maps a segment for `members` (ranks of `comm` on this host, ascending;
+  // the first maps it and hands the others its key by messages). Every rank
+  // of `comm` calls it at the same collective, members or not; null on every
+  // member when one of them could not map it, and on every other rank.
+  [[nodiscard]] static std::unique_ptr<SharedSegment> create(Comm& comm, const std::vector<int>& members);
 
   void barrier();
   void bcast(void* buffer, std::size_t bytes, int root);
@@ -161,5 +163,10 @@ class SharedSegment {
 // kSharedMaxRanks, TERN_COLL_SHM=off, or the segment could not be mapped);
 // with TERN_COLL_SHM=auto each collective takes it where it pays.
 [[nodiscard]] SharedSegment* shared_segment(Comm& comm);
+// The segment of this host's ranks of `comm`, a communicator spread over
+// several hosts (its node-aware phases, coll/node.cpp): made at the first
+// node-aware collective, every rank taking part; null for a rank alone on
+// its host.
+[[nodiscard]] SharedSegment* node_segment(Comm& comm, const NodeLayout& layout);
 
 }  // namespace tern::mpi

@@ -1,7 +1,7 @@
 /* MPI 4.0 large-count forms: each call below is the call of the same name without "_c", with its counts
- * (and, in the datatype constructors and v/w collectives, its displacements) widened to MPI_Count, so one
- * call may move more than INT_MAX elements. Included by mpi.h inside its extern "C" block with TERN_MPI_API
- * defined: include mpi.h, not this file. */
+ * (and, in the datatype constructors, v/w collectives and window constructors, its displacements or
+ * displacement units) widened to MPI_Count or MPI_Aint, so one call may move more than INT_MAX elements.
+ * Included by mpi.h inside its extern "C" block with TERN_MPI_API defined: include mpi.h, not this file. */
 #ifndef TERN_MPI_LARGE_COUNT_H
 #define TERN_MPI_LARGE_COUNT_H
 #ifndef TERN_MPI_H
@@ -310,5 +310,43 @@ TERN_MPI_API(int, Neighbor_alltoallw_init_c, (const void *sendbuf, const MPI_Cou
                                               void *recvbuf, const MPI_Count recvcounts[],
                                               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                               MPI_Comm comm, MPI_Info info, MPI_Request *request))
+
+/* --- One-sided communication. The windows' displacement units are ints inside: a disp_unit beyond INT_MAX is
+ * MPI_ERR_DISP. */
+TERN_MPI_API(int, Win_create_c, (void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                                 MPI_Win *win))
+/* baseptr is a void **. */
+TERN_MPI_API(int, Win_allocate_c, (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                                   MPI_Win *win))
+TERN_MPI_API(int, Win_allocate_shared_c, (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                                          void *baseptr, MPI_Win *win))
+TERN_MPI_API(int, Win_shared_query_c, (MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr))
+TERN_MPI_API(int, Put_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                          int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                          MPI_Datatype target_datatype, MPI_Win win))
+TERN_MPI_API(int, Get_c, (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                          int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                          MPI_Datatype target_datatype, MPI_Win win))
+TERN_MPI_API(int, Accumulate_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                                 int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+TERN_MPI_API(int, Get_accumulate_c, (const void *origin_addr, MPI_Count origin_count,
+                                     MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                                     MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                                     MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+TERN_MPI_API(int, Rput_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                           int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                           MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+TERN_MPI_API(int, Rget_c, (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                           int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                           MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+TERN_MPI_API(int, Raccumulate_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                                  int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request))
+TERN_MPI_API(int, Rget_accumulate_c, (const void *origin_addr, MPI_Count origin_count,
+                                      MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                                      MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                                      MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                                      MPI_Win win, MPI_Request *request))
 
 #endif /* TERN_MPI_LARGE_COUNT_H */

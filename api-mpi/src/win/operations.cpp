@@ -1,5 +1,6 @@
 // MPI_Put, MPI_Get, the accumulates, MPI_Fetch_and_op, MPI_Compare_and_swap
-// and their request-based forms: the arguments checked here, the data moved
+// and their request-based forms (int and large-count _c forms of all but the
+// two atomics): the arguments checked here, the data moved
 // by direct.cpp or served by the target (origin.cpp, agent.cpp).
 #include <algorithm>
 
@@ -13,9 +14,11 @@ using namespace tern::mpi;
 
 namespace {
 
+// One buffer of a call: its counts are MPI_Count for the int and large-count
+// (_c) forms alike.
 struct Side {
   const void* buffer;
-  int count;
+  MPI_Count count;
   MPI_Datatype type;
 };
 
@@ -24,7 +27,7 @@ struct Side {
 const DerivedType* checked_type(const char* function, const Window& win, const Side& side, const char* which,
                                 std::shared_ptr<const DerivedType>& hold, int& error) {
   if (side.count < 0) {
-    error = raise_win(&win, MPI_ERR_COUNT, function, "invalid %s count %d", which, side.count);
+    error = raise_win(&win, MPI_ERR_COUNT, function, "invalid %s count %lld", which, side.count);
     return nullptr;
   }
   if (const DerivedType* predefined = predefined_description(side.type); predefined != nullptr) return predefined;
@@ -82,6 +85,18 @@ int issue(const char* function, int kind, MPI_Win handle, Side origin, Side resu
     if (call.result_type == nullptr) return error;
     call.result = const_cast<void*>(result.buffer);
     call.result_count = static_cast<std::size_t>(result.count);
+  }
+  // Only a _c call's counts can overflow here; checked before any product below.
+  for (const Side* side : {&target_side, &origin, &result}) {
+    std::size_t bytes = 0;
+    const DerivedType* type = side == &target_side ? call.target_type
+                              : side == &origin    ? call.origin_type
+                                                   : call.result_type;
+    if (type != nullptr && (__builtin_mul_overflow(static_cast<std::size_t>(side->count), type->size, &bytes) ||
+                            bytes > static_cast<std::size_t>(PTRDIFF_MAX))) {
+      return raise_win(win, MPI_ERR_COUNT, function, "count %lld is too large: its bytes exceed the address space",
+                       side->count);
+    }
   }
   call.bytes = call.target_type->size * call.target_count;
   if (uses_origin && call.origin_type->size * call.origin_count != call.bytes) {
@@ -164,8 +179,8 @@ struct DirectSpan {
   std::size_t bytes = 0;
 };
 
-DirectSpan direct_span(MPI_Win handle, int target, MPI_Aint disp, int origin_count, MPI_Datatype origin_type,
-                       int target_count, MPI_Datatype target_type) {
+DirectSpan direct_span(MPI_Win handle, int target, MPI_Aint disp, MPI_Count origin_count, MPI_Datatype origin_type,
+                       MPI_Count target_count, MPI_Datatype target_type) {
   DirectSpan span;
   if (TERN_UNLIKELY(g_state == nullptr)) return span;
   Window* win = find_window(handle);
@@ -176,11 +191,14 @@ DirectSpan direct_span(MPI_Win handle, int target, MPI_Aint disp, int origin_cou
   const DerivedType* origin = predefined_description(origin_type);
   const DerivedType* remote = predefined_description(target_type);
   if (origin == nullptr || remote == nullptr) return span;
-  const std::size_t bytes = remote->size * static_cast<std::size_t>(target_count);
+  std::size_t bytes = 0, origin_bytes = 0;
+  if (__builtin_mul_overflow(remote->size, static_cast<std::size_t>(target_count), &bytes) ||
+      __builtin_mul_overflow(origin->size, static_cast<std::size_t>(origin_count), &origin_bytes)) {
+    return span;
+  }
   const WinPeer& peer = win->peers[static_cast<std::size_t>(target)];
   const MPI_Aint start = disp * peer.disp_unit;
-  if (origin->size * static_cast<std::size_t>(origin_count) != bytes || start > peer.size ||
-      static_cast<MPI_Aint>(bytes) > peer.size - start) {
+  if (origin_bytes != bytes || start > peer.size || bytes > static_cast<std::size_t>(peer.size - start)) {
     return span;
   }
   span.target = peer.mapped + start;
@@ -196,46 +214,116 @@ bool word_type(MPI_Datatype type) {
          (info->size == 4 || info->size == 8);
 }
 
-}  // namespace
-
-extern "C" {
-
-int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+// Put and Get, int and _c: the direct path inline first (see DirectSpan).
+[[gnu::always_inline]] inline int put(const char* function, const void* origin_addr, MPI_Count origin_count,
+                                      MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                                      MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
   if (const DirectSpan span = direct_span(win, target_rank, target_disp, origin_count, origin_datatype,
                                           target_count, target_datatype);
       span.target != nullptr) {
     runtime::copy_bytes(span.target, origin_addr, span.bytes);
     return MPI_SUCCESS;
   }
-  return issue("MPI_Put", kRmaPut, win, {origin_addr, origin_count, origin_datatype}, kNone, nullptr, target_rank,
+  return issue(function, kRmaPut, win, {origin_addr, origin_count, origin_datatype}, kNone, nullptr, target_rank,
                target_disp, {nullptr, target_count, target_datatype}, MPI_OP_NULL, nullptr);
 }
 
-int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+[[gnu::always_inline]] inline int get(const char* function, void* origin_addr, MPI_Count origin_count,
+                                      MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                                      MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
   if (const DirectSpan span = direct_span(win, target_rank, target_disp, origin_count, origin_datatype,
                                           target_count, target_datatype);
       span.target != nullptr) {
     runtime::copy_bytes(origin_addr, span.target, span.bytes);
     return MPI_SUCCESS;
   }
-  return issue("MPI_Get", kRmaGet, win, {origin_addr, origin_count, origin_datatype}, kNone, nullptr, target_rank,
+  return issue(function, kRmaGet, win, {origin_addr, origin_count, origin_datatype}, kNone, nullptr, target_rank,
                target_disp, {nullptr, target_count, target_datatype}, MPI_OP_NULL, nullptr);
+}
+
+// The request-based forms refuse a null request before anything else.
+int null_request(const char* function, MPI_Win win) {
+  return raise_win(find_window(win), MPI_ERR_ARG, function, "null request argument");
+}
+
+// Rput and Rget (`kind`), Accumulate and Raccumulate (`op`; `request` null
+// for the plain form).
+int transfer(const char* function, int kind, const void* origin_addr, MPI_Count origin_count,
+             MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+             MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, bool with_request, MPI_Request* request) {
+  if (with_request && request == nullptr) return null_request(function, win);
+  return issue(function, kind, win, {origin_addr, origin_count, origin_datatype}, kNone, nullptr, target_rank,
+               target_disp, {nullptr, target_count, target_datatype}, op, request);
+}
+
+// Get_accumulate and Rget_accumulate.
+int get_accumulate(const char* function, const void* origin_addr, MPI_Count origin_count,
+                   MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count,
+                   MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, bool with_request, MPI_Request* request) {
+  if (with_request && request == nullptr) return null_request(function, win);
+  return issue(function, kRmaGetAccumulate, win, {origin_addr, origin_count, origin_datatype},
+               {result_addr, result_count, result_datatype}, nullptr, target_rank, target_disp,
+               {nullptr, target_count, target_datatype}, op, request);
+}
+
+}  // namespace
+
+extern "C" {
+
+// Each call in its int and large-count (_c) form, over one implementation.
+int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  return put("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+             target_datatype, win);
+}
+
+int PMPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+               MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  return put("MPI_Put_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+             target_datatype, win);
+}
+
+int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  return get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+             target_datatype, win);
+}
+
+int PMPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+               MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  return get("MPI_Get_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+             target_datatype, win);
 }
 
 int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
-  return issue("MPI_Accumulate", kRmaAccumulate, win, {origin_addr, origin_count, origin_datatype}, kNone, nullptr,
-               target_rank, target_disp, {nullptr, target_count, target_datatype}, op, nullptr);
+  return transfer("MPI_Accumulate", kRmaAccumulate, origin_addr, origin_count, origin_datatype, target_rank,
+                  target_disp, target_count, target_datatype, op, win, false, nullptr);
+}
+
+int PMPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                      MPI_Win win) {
+  return transfer("MPI_Accumulate_c", kRmaAccumulate, origin_addr, origin_count, origin_datatype, target_rank,
+                  target_disp, target_count, target_datatype, op, win, false, nullptr);
 }
 
 int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
                         int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
-  return issue("MPI_Get_accumulate", kRmaGetAccumulate, win, {origin_addr, origin_count, origin_datatype},
-               {result_addr, result_count, result_datatype}, nullptr, target_rank, target_disp,
-               {nullptr, target_count, target_datatype}, op, nullptr);
+  return get_accumulate("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                        result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, false,
+                        nullptr);
+}
+
+int PMPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                          void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank,
+                          MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                          MPI_Win win) {
+  return get_accumulate("MPI_Get_accumulate_c", origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                        result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, false,
+                        nullptr);
 }
 
 int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
@@ -280,50 +368,80 @@ int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, voi
 int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
               MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
               MPI_Request* request) {
-  if (request == nullptr) return raise_win(find_window(win), MPI_ERR_ARG, "MPI_Rput", "null request argument");
-  return issue("MPI_Rput", kRmaPut, win, {origin_addr, origin_count, origin_datatype}, kNone, nullptr, target_rank,
-               target_disp, {nullptr, target_count, target_datatype}, MPI_OP_NULL, request);
+  return transfer("MPI_Rput", kRmaPut, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                  target_count, target_datatype, MPI_OP_NULL, win, true, request);
+}
+
+int PMPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                MPI_Request* request) {
+  return transfer("MPI_Rput_c", kRmaPut, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                  target_count, target_datatype, MPI_OP_NULL, win, true, request);
 }
 
 int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
               MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
               MPI_Request* request) {
-  if (request == nullptr) return raise_win(find_window(win), MPI_ERR_ARG, "MPI_Rget", "null request argument");
-  return issue("MPI_Rget", kRmaGet, win, {origin_addr, origin_count, origin_datatype}, kNone, nullptr, target_rank,
-               target_disp, {nullptr, target_count, target_datatype}, MPI_OP_NULL, request);
+  return transfer("MPI_Rget", kRmaGet, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                  target_count, target_datatype, MPI_OP_NULL, win, true, request);
+}
+
+int PMPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                MPI_Request* request) {
+  return transfer("MPI_Rget_c", kRmaGet, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                  target_count, target_datatype, MPI_OP_NULL, win, true, request);
 }
 
 int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                      MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                      MPI_Request* request) {
-  if (request == nullptr) {
-    return raise_win(find_window(win), MPI_ERR_ARG, "MPI_Raccumulate", "null request argument");
-  }
-  return issue("MPI_Raccumulate", kRmaAccumulate, win, {origin_addr, origin_count, origin_datatype}, kNone, nullptr,
-               target_rank, target_disp, {nullptr, target_count, target_datatype}, op, request);
+  return transfer("MPI_Raccumulate", kRmaAccumulate, origin_addr, origin_count, origin_datatype, target_rank,
+                  target_disp, target_count, target_datatype, op, win, true, request);
+}
+
+int PMPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                       MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                       MPI_Win win, MPI_Request* request) {
+  return transfer("MPI_Raccumulate_c", kRmaAccumulate, origin_addr, origin_count, origin_datatype, target_rank,
+                  target_disp, target_count, target_datatype, op, win, true, request);
 }
 
 int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr,
                          int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                          int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                          MPI_Request* request) {
-  if (request == nullptr) {
-    return raise_win(find_window(win), MPI_ERR_ARG, "MPI_Rget_accumulate", "null request argument");
-  }
-  return issue("MPI_Rget_accumulate", kRmaGetAccumulate, win, {origin_addr, origin_count, origin_datatype},
-               {result_addr, result_count, result_datatype}, nullptr, target_rank, target_disp,
-               {nullptr, target_count, target_datatype}, op, request);
+  return get_accumulate("MPI_Rget_accumulate", origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                        result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, true,
+                        request);
+}
+
+int PMPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                           void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank,
+                           MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                           MPI_Win win, MPI_Request* request) {
+  return get_accumulate("MPI_Rget_accumulate_c", origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                        result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, true,
+                        request);
 }
 
 #pragma weak MPI_Put = PMPI_Put
+#pragma weak MPI_Put_c = PMPI_Put_c
 #pragma weak MPI_Get = PMPI_Get
+#pragma weak MPI_Get_c = PMPI_Get_c
 #pragma weak MPI_Accumulate = PMPI_Accumulate
+#pragma weak MPI_Accumulate_c = PMPI_Accumulate_c
 #pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
+#pragma weak MPI_Get_accumulate_c = PMPI_Get_accumulate_c
 #pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
 #pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
 #pragma weak MPI_Rput = PMPI_Rput
+#pragma weak MPI_Rput_c = PMPI_Rput_c
 #pragma weak MPI_Rget = PMPI_Rget
+#pragma weak MPI_Rget_c = PMPI_Rget_c
 #pragma weak MPI_Raccumulate = PMPI_Raccumulate
+#pragma weak MPI_Raccumulate_c = PMPI_Raccumulate_c
 #pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
+#pragma weak MPI_Rget_accumulate_c = PMPI_Rget_accumulate_c
 
 }  // extern "C"

@@ -22,6 +22,31 @@ FixedAttributes g_fixed;
 
 bool valid_errhandler(MPI_Errhandler handler) { return errhandler_accepts(handler, ErrhandlerKind::Win); }
 
+// MPI_Win_shared_query and its _c form (`disp_unit` an int or an MPI_Aint).
+template <class Unit>
+int shared_query(const char* kFunction, MPI_Win handle, int rank, MPI_Aint* size, Unit* disp_unit, void* baseptr) {
+  Window* win = nullptr;
+  if (int err = find_window_checked(kFunction, handle, win); err != MPI_SUCCESS) return err;
+  if (size == nullptr || disp_unit == nullptr || baseptr == nullptr) {
+    return raise_win(win, MPI_ERR_ARG, kFunction, "null size, disp_unit or baseptr argument");
+  }
+  if (win->flavor != MPI_WIN_FLAVOR_SHARED) {
+    return raise_win(win, MPI_ERR_RMA_FLAVOR, kFunction, "the window was not made by MPI_Win_allocate_shared");
+  }
+  if (rank == MPI_PROC_NULL) {
+    // The first rank with memory, as the standard asks.
+    rank = 0;
+    while (rank + 1 < win->size && win->peers[static_cast<std::size_t>(rank)].size == 0) ++rank;
+  } else if (rank < 0 || rank >= win->size) {
+    return raise_win(win, MPI_ERR_RANK, kFunction, "invalid rank %d (window of %d ranks)", rank, win->size);
+  }
+  const WinPeer& peer = win->peers[static_cast<std::size_t>(rank)];
+  *size = peer.size;
+  *disp_unit = peer.disp_unit;
+  *static_cast<void**>(baseptr) = peer.mapped;
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -138,27 +163,11 @@ int PMPI_Win_call_errhandler(MPI_Win handle, int errorcode) {
 }
 
 int PMPI_Win_shared_query(MPI_Win handle, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
-  constexpr const char* kFunction = "MPI_Win_shared_query";
-  Window* win = nullptr;
-  if (int err = find_window_checked(kFunction, handle, win); err != MPI_SUCCESS) return err;
-  if (size == nullptr || disp_unit == nullptr || baseptr == nullptr) {
-    return raise_win(win, MPI_ERR_ARG, kFunction, "null size, disp_unit or baseptr argument");
-  }
-  if (win->flavor != MPI_WIN_FLAVOR_SHARED) {
-    return raise_win(win, MPI_ERR_RMA_FLAVOR, kFunction, "the window was not made by MPI_Win_allocate_shared");
-  }
-  if (rank == MPI_PROC_NULL) {
-    // The first rank with memory, as the standard asks.
-    rank = 0;
-    while (rank + 1 < win->size && win->peers[static_cast<std::size_t>(rank)].size == 0) ++rank;
-  } else if (rank < 0 || rank >= win->size) {
-    return raise_win(win, MPI_ERR_RANK, kFunction, "invalid rank %d (window of %d ranks)", rank, win->size);
-  }
-  const WinPeer& peer = win->peers[static_cast<std::size_t>(rank)];
-  *size = peer.size;
-  *disp_unit = peer.disp_unit;
-  *static_cast<void**>(baseptr) = peer.mapped;
-  return MPI_SUCCESS;
+  return shared_query("MPI_Win_shared_query", handle, rank, size, disp_unit, baseptr);
+}
+
+int PMPI_Win_shared_query_c(MPI_Win handle, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr) {
+  return shared_query("MPI_Win_shared_query_c", handle, rank, size, disp_unit, baseptr);
 }
 
 int PMPI_Win_attach(MPI_Win handle, void* base, MPI_Aint size) {
@@ -212,6 +221,7 @@ MPI_Win PMPI_Win_f2c(MPI_Fint win) { return static_cast<MPI_Win>(win); }
 #pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
 #pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
 #pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
+#pragma weak MPI_Win_shared_query_c = PMPI_Win_shared_query_c
 #pragma weak MPI_Win_attach = PMPI_Win_attach
 #pragma weak MPI_Win_detach = PMPI_Win_detach
 #pragma weak MPI_Win_c2f = PMPI_Win_c2f

@@ -4,6 +4,7 @@
 // window.hpp.
 #include "win/window.hpp"
 
+#include <climits>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -123,7 +124,7 @@ int allocate_shared(const char* function, Window& win, const std::vector<RankWin
 
 // The common path of the four constructors. `base` is the memory of
 // MPI_Win_create; the allocating flavors return theirs in `baseptr`.
-int create(const char* function, int flavor, void* base, MPI_Aint size, int disp_unit, MPI_Info info,
+int create(const char* function, int flavor, void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
            MPI_Comm comm_handle, void* baseptr, MPI_Win* out) {
   Comm* comm = nullptr;
   if (int err = find_comm_checked(function, comm_handle, comm); err != MPI_SUCCESS) return err;
@@ -131,7 +132,12 @@ int create(const char* function, int flavor, void* base, MPI_Aint size, int disp
   if (out == nullptr) return raise(comm, MPI_ERR_ARG, function, "null win argument");
   *out = MPI_WIN_NULL;
   if (size < 0) return raise(comm, MPI_ERR_SIZE, function, "invalid size %td", size);
-  if (disp_unit <= 0) return raise(comm, MPI_ERR_DISP, function, "invalid displacement unit %d", disp_unit);
+  if (disp_unit <= 0) return raise(comm, MPI_ERR_DISP, function, "invalid displacement unit %td", disp_unit);
+  // A _c call's unit may be larger: the window keeps it, and MPI_WIN_DISP_UNIT gives it, as an int.
+  if (disp_unit > INT_MAX) {
+    return raise(comm, MPI_ERR_DISP, function, "displacement unit %td is beyond INT_MAX, which windows here keep",
+                 disp_unit);
+  }
   if (baseptr == nullptr && (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED)) {
     return raise(comm, MPI_ERR_ARG, function, "null baseptr argument");
   }
@@ -149,7 +155,7 @@ int create(const char* function, int flavor, void* base, MPI_Aint size, int disp
   win->rank = private_comm.rank;
   win->size = private_comm.size;
   win->flavor = flavor;
-  win->disp_unit = disp_unit;
+  win->disp_unit = static_cast<int>(disp_unit);
   win->bytes = flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : size;
   win->peers.resize(static_cast<std::size_t>(win->size));
   win->locks.assign(static_cast<std::size_t>(win->size), LockState::None);
@@ -173,7 +179,7 @@ int create(const char* function, int flavor, void* base, MPI_Aint size, int disp
     win->base = base;
   }
   // Every rank learns every rank's window (and whether creation failed anywhere).
-  RankWindow mine{reinterpret_cast<uint64_t>(win->base), static_cast<int64_t>(win->bytes), disp_unit, error};
+  RankWindow mine{reinterpret_cast<uint64_t>(win->base), static_cast<int64_t>(win->bytes), win->disp_unit, error};
   std::vector<RankWindow> ranks(static_cast<std::size_t>(win->size));
   if (PMPI_Allgather(&mine, sizeof(RankWindow), MPI_BYTE, ranks.data(), sizeof(RankWindow), MPI_BYTE, win->comm) !=
       MPI_SUCCESS) {
@@ -260,17 +266,34 @@ int find_window_checked(const char* function, MPI_Win handle, Window*& win) {
 
 extern "C" {
 
+// Each creation call in its int and large-count (_c) form, over one
+// implementation.
 int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   return create("MPI_Win_create", MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, nullptr, win);
+}
+
+int PMPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  return create("MPI_Win_create_c", MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, nullptr, win);
 }
 
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
   return create("MPI_Win_allocate", MPI_WIN_FLAVOR_ALLOCATE, nullptr, size, disp_unit, info, comm, baseptr, win);
 }
 
+int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                        MPI_Win* win) {
+  return create("MPI_Win_allocate_c", MPI_WIN_FLAVOR_ALLOCATE, nullptr, size, disp_unit, info, comm, baseptr, win);
+}
+
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                              MPI_Win* win) {
   return create("MPI_Win_allocate_shared", MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit, info, comm, baseptr,
+                win);
+}
+
+int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                               MPI_Win* win) {
+  return create("MPI_Win_allocate_shared_c", MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit, info, comm, baseptr,
                 win);
 }
 
@@ -305,6 +328,9 @@ int PMPI_Win_free(MPI_Win* handle) {
 #pragma weak MPI_Win_create = PMPI_Win_create
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
 #pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
+#pragma weak MPI_Win_create_c = PMPI_Win_create_c
+#pragma weak MPI_Win_allocate_c = PMPI_Win_allocate_c
+#pragma weak MPI_Win_allocate_shared_c = PMPI_Win_allocate_shared_c
 #pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
 #pragma weak MPI_Win_free = PMPI_Win_free
 

@@ -2,9 +2,11 @@
 // contiguous split of the world (uneven groups on 3 and 4 ranks) and a
 // split by parity: barrier, bcast, reduce, allreduce, gather, scatter,
 // allgather and alltoall with their values, each group taking its turn as
-// root, while point-to-point traffic across the groups is in flight; a
+// root, while point-to-point traffic across the groups is in flight; their
+// v and w forms and reduce_scatter(_block) with counts that differ by rank; a
 // derived datatype, a persistent allreduce started twice, and with Tern the
-// forms still refused.
+// arguments refused there.
+#include <algorithm>
 #include <initializer_list>
 #include <vector>
 
@@ -205,6 +207,130 @@ void derived_and_persistent(const Side& s) {
   MPI_Request_free(&request);
 }
 
+// The v and w forms with counts that differ by rank: to and from remote
+// rank r go (sender's rank + receiver's rank + 1) ints.
+int pair_count(int sender, int receiver) { return sender + receiver + 1; }
+
+void varied(const Side& s, int root_group) {
+  // Gatherv and Scatterv: remote rank r's part holds r + 1 ints, the parts
+  // laid out in reverse order of rank.
+  const bool in_root_group = s.color == root_group;
+  int root = 0;  // the root group's rank 0
+  if (in_root_group) root = s.rank == 0 ? MPI_ROOT : MPI_PROC_NULL;
+  std::vector<int> counts(static_cast<std::size_t>(s.remote_size)), displs(counts.size());
+  int total = 0;
+  for (int r = s.remote_size - 1; r >= 0; --r) {
+    counts[static_cast<std::size_t>(r)] = r + 1;
+    displs[static_cast<std::size_t>(r)] = total;
+    total += r + 1;
+  }
+  const int own_count = s.rank + 1;
+  std::vector<int> own(static_cast<std::size_t>(own_count)), scattered(own.size(), -1);
+  for (int i = 0; i < own_count; ++i) own[static_cast<std::size_t>(i)] = value_of(world_rank, i);
+  std::vector<int> gathered(static_cast<std::size_t>(total), -1), parts(gathered.size());
+  for (int k = 0; k < total; ++k) parts[static_cast<std::size_t>(k)] = 3 * k + 2;
+  MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  CHECK(MPI_Igatherv(own.data(), own_count, MPI_INT, gathered.data(), counts.data(), displs.data(), MPI_INT, root,
+                     s.inter, &requests[0]) == MPI_SUCCESS);
+  CHECK(MPI_Iscatterv(parts.data(), counts.data(), displs.data(), MPI_INT, scattered.data(), own_count, MPI_INT, root,
+                      s.inter, &requests[1]) == MPI_SUCCESS);
+  CHECK(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+  for (int r = 0; root == MPI_ROOT && r < s.remote_size; ++r) {
+    for (int i = 0; i <= r; ++i) {
+      CHECK(gathered[static_cast<std::size_t>(displs[static_cast<std::size_t>(r)] + i)] ==
+            value_of(s.theirs[static_cast<std::size_t>(r)], i));
+    }
+  }
+  if (!in_root_group) {
+    // This rank's part began where the root's displs put it.
+    int start = 0;
+    for (int r = s.size - 1; r > s.rank; --r) start += r + 1;
+    for (int i = 0; i < own_count; ++i) CHECK(scattered[static_cast<std::size_t>(i)] == 3 * (start + i) + 2);
+  }
+
+  // Allgatherv, Alltoallv and Alltoallw.
+  std::vector<int> in_counts(static_cast<std::size_t>(s.remote_size)), in_displs(in_counts.size());
+  std::vector<int> out_counts(in_counts.size()), out_displs(in_counts.size());
+  std::vector<int> gv_counts(in_counts.size()), gv_displs(in_counts.size());
+  int in_total = 0, out_total = 0, gv_total = 0;
+  for (int r = 0; r < s.remote_size; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    in_counts[i] = pair_count(r, s.rank);
+    in_displs[i] = in_total;
+    in_total += in_counts[i];
+    out_counts[i] = pair_count(s.rank, r);
+    out_displs[i] = out_total;
+    out_total += out_counts[i];
+    gv_counts[i] = r + 1;
+    gv_displs[i] = gv_total;
+    gv_total += r + 1;
+  }
+  std::vector<int> out(static_cast<std::size_t>(out_total)), in(static_cast<std::size_t>(in_total), -1),
+      in_w(in.size(), -1), all(static_cast<std::size_t>(gv_total), -1);
+  for (int r = 0; r < s.remote_size; ++r) {
+    for (int i = 0; i < out_counts[static_cast<std::size_t>(r)]; ++i) {
+      out[static_cast<std::size_t>(out_displs[static_cast<std::size_t>(r)] + i)] = 1000 * world_rank + 10 * r + i;
+    }
+  }
+  std::vector<int> in_bytes(in_displs), out_bytes(out_displs);
+  for (int& d : in_bytes) d *= static_cast<int>(sizeof(int));
+  for (int& d : out_bytes) d *= static_cast<int>(sizeof(int));
+  const std::vector<MPI_Datatype> types(in_counts.size(), MPI_INT);
+  MPI_Request more[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  CHECK(MPI_Iallgatherv(own.data(), own_count, MPI_INT, all.data(), gv_counts.data(), gv_displs.data(), MPI_INT,
+                        s.inter, &more[0]) == MPI_SUCCESS);
+  CHECK(MPI_Ialltoallv(out.data(), out_counts.data(), out_displs.data(), MPI_INT, in.data(), in_counts.data(),
+                       in_displs.data(), MPI_INT, s.inter, &more[1]) == MPI_SUCCESS);
+  CHECK(MPI_Ialltoallw(out.data(), out_counts.data(), out_bytes.data(), types.data(), in_w.data(), in_counts.data(),
+                       in_bytes.data(), types.data(), s.inter, &more[2]) == MPI_SUCCESS);
+  CHECK(MPI_Waitall(3, more, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+  for (int r = 0; r < s.remote_size; ++r) {
+    const auto ri = static_cast<std::size_t>(r);
+    const int w = s.theirs[ri];
+    for (int i = 0; i <= r; ++i) CHECK(all[static_cast<std::size_t>(gv_displs[ri] + i)] == value_of(w, i));
+    for (int i = 0; i < in_counts[ri]; ++i) {
+      const auto at = static_cast<std::size_t>(in_displs[ri] + i);
+      CHECK(in[at] == 1000 * w + 10 * s.rank + i && in_w[at] == in[at]);
+    }
+  }
+}
+
+// Reduce_scatter: each group's sum of 6-int vectors, scattered over the
+// other group's ranks by their counts (both groups' counts add up to 6);
+// Reduce_scatter_block where the groups are of one size.
+void reduce_scatters(const Side& s) {
+  constexpr int kTotal = 6;
+  std::vector<int> counts(static_cast<std::size_t>(s.size));
+  int start = 0, mine_start = 0;
+  for (int r = 0; r < s.size; ++r) {
+    counts[static_cast<std::size_t>(r)] = kTotal / s.size + (r < kTotal % s.size ? 1 : 0);
+    if (r == s.rank) mine_start = start;
+    start += counts[static_cast<std::size_t>(r)];
+  }
+  std::vector<int> vector(kTotal), result(static_cast<std::size_t>(counts[static_cast<std::size_t>(s.rank)]), -1);
+  for (int k = 0; k < kTotal; ++k) vector[static_cast<std::size_t>(k)] = value_of(world_rank, k);
+  MPI_Request request = MPI_REQUEST_NULL;
+  CHECK(MPI_Ireduce_scatter(vector.data(), result.data(), counts.data(), MPI_INT, MPI_SUM, s.inter, &request) ==
+        MPI_SUCCESS);
+  complete(request);
+  for (std::size_t i = 0; i < result.size(); ++i) {
+    int expected = 0;
+    for (int w : s.theirs) expected += value_of(w, mine_start + static_cast<int>(i));
+    CHECK(result[i] == expected);
+  }
+  if (s.size != s.remote_size) return;
+  std::vector<int> block(2, -1), whole(static_cast<std::size_t>(2 * s.size));
+  for (std::size_t k = 0; k < whole.size(); ++k) whole[k] = value_of(world_rank, static_cast<int>(k));
+  CHECK(MPI_Ireduce_scatter_block(whole.data(), block.data(), 2, MPI_INT, MPI_MAX, s.inter, &request) ==
+        MPI_SUCCESS);
+  complete(request);
+  for (int i = 0; i < 2; ++i) {
+    int expected = 0;
+    for (int w : s.theirs) expected = std::max(expected, value_of(w, 2 * s.rank + i));
+    CHECK(block[static_cast<std::size_t>(i)] == expected);
+  }
+}
+
 void refused(const Side& s) {
 #ifdef TERN_MPI
   MPI_Comm_set_errhandler(s.inter, MPI_ERRORS_RETURN);
@@ -217,13 +343,10 @@ void refused(const Side& s) {
   int value = 1, result = 0;
   const std::vector<int> counts(static_cast<std::size_t>(s.remote_size), 1), displs(counts.size(), 0);
   std::vector<int> buffer(counts.size(), 0);
-  CHECK(error_class_of(MPI_Ialltoallv(buffer.data(), counts.data(), displs.data(), MPI_INT, buffer.data(),
-                                      counts.data(), displs.data(), MPI_INT, s.inter, &request)) ==
-        MPI_ERR_UNSUPPORTED_OPERATION);
-  CHECK(error_class_of(MPI_Iallgatherv(&value, 1, MPI_INT, buffer.data(), counts.data(), displs.data(), MPI_INT,
-                                       s.inter, &request)) == MPI_ERR_UNSUPPORTED_OPERATION);
-  CHECK(error_class_of(MPI_Ireduce_scatter_block(&value, &result, 1, MPI_INT, MPI_SUM, s.inter, &request)) ==
-        MPI_ERR_UNSUPPORTED_OPERATION);
+  CHECK(error_class_of(MPI_Ialltoallv(MPI_IN_PLACE, counts.data(), displs.data(), MPI_INT, buffer.data(),
+                                      counts.data(), displs.data(), MPI_INT, s.inter, &request)) == MPI_ERR_BUFFER);
+  CHECK(error_class_of(MPI_Ireduce_scatter_block(MPI_IN_PLACE, &result, 1, MPI_INT, MPI_SUM, s.inter, &request)) ==
+        MPI_ERR_BUFFER);
   CHECK(request == MPI_REQUEST_NULL);
   // Refused on any intercommunicator root, in place.
   CHECK(error_class_of(MPI_Iallreduce(MPI_IN_PLACE, &result, 1, MPI_INT, MPI_SUM, s.inter, &request)) ==
@@ -243,7 +366,9 @@ void suite(const std::vector<int>& colors) {
     bcast(s, root_group);
     reductions(s, root_group);
     rooted(s, root_group);
+    varied(s, root_group);
   }
+  reduce_scatters(s);
   all_to_all(s);
   derived_and_persistent(s);
   // Blocking and non-blocking collectives on one intercommunicator keep

@@ -121,7 +121,9 @@ int check_counts(const char* function, const Comm& comm, const char* what, const
   if (counts == nullptr || displs == nullptr) {
     return raise(&comm, MPI_ERR_ARG, function, "null %s counts or displacements", what);
   }
-  for (int r = 0; r < comm.size; ++r) {
+  // One per rank of the group the arrays describe: the remote one on an
+  // intercommunicator.
+  for (int r = 0; r < comm.peer_count(); ++r) {
     if (counts[r] < 0) {
       return raise(&comm, MPI_ERR_COUNT, function, "invalid %s count %lld for rank %d", what,
                    static_cast<long long>(counts[r]), r);

@@ -22,7 +22,8 @@ inline int nbc_prologue(const char* function, MPI_Comm handle, MPI_Request* requ
   if (TERN_UNLIKELY(comm->inter)) {
     return unsupported(comm, function,
                        "this non-blocking or persistent collective on an intercommunicator (those there: barrier, "
-                       "bcast, reduce, allreduce, gather, scatter, allgather, alltoall)");
+                       "bcast, reduce, allreduce, gather(v), scatter(v), allgather(v), alltoall(v,w), "
+                       "reduce_scatter(_block))");
   }
   return MPI_SUCCESS;
 }
@@ -83,6 +84,19 @@ struct ReductionShape {
 };
 int reduction_shape(const char* function, const Comm& comm, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                     ReductionShape& shape);
+
+// Intercommunicators, the v and w forms (nbc_inter.cpp): exchanges with
+// every rank r of the remote group, recv[r] from it and send[r] to it
+// (Allgatherv: the same part to all; MPI_IN_PLACE, `in_place`, is refused).
+int inter_iexchange(const InterCall& call, const std::vector<Part>& send, const std::vector<Part>& recv,
+                    bool in_place);
+// Reduce_scatter(_block): `counts` per rank of the local group, which gets
+// the other group's reduction.
+int inter_ireduce_scatter(const InterCall& call, const void* sendbuf, void* recvbuf,
+                          const std::vector<std::size_t>& counts, const ReductionShape& shape, MPI_Op op);
+// Gatherv (`gather`) or Scatterv: the root (MPI_ROOT) has `parts`, one per
+// rank of the remote group; a rank of that group its `own`.
+int inter_irooted_parts(const InterCall& call, bool gather, const Part& own, const std::vector<Part>& parts, int root);
 
 // The start of a reduction whose every rank gives and gets `count`
 // instances (Iallreduce, Iscan, Iexscan): checks, then a schedule set up

@@ -36,7 +36,7 @@ int check_request(const InterCall& call) {
   return MPI_SUCCESS;
 }
 
-int in_place(const InterCall& call) {
+int in_place_refused(const InterCall& call) {
   return raise(&call.comm, MPI_ERR_BUFFER, call.function, "MPI_IN_PLACE is not allowed on an intercommunicator");
 }
 
@@ -120,7 +120,7 @@ int inter_ireduce(const InterCall& call, bool all, const void* sendbuf, void* re
   const auto n = static_cast<std::size_t>(count);
   const std::size_t elements = n * shape.per_instance;
   const std::size_t bytes = elements * shape.elem;
-  if (role == Role::Member && sendbuf == MPI_IN_PLACE) return in_place(call);
+  if (role == Role::Member && sendbuf == MPI_IN_PLACE) return in_place_refused(call);
   const bool gets_result = all || role == Role::Root;
   if (role == Role::Member) {
     if (int err = null_buffer(call, sendbuf, bytes); err != MPI_SUCCESS) return err;
@@ -163,7 +163,7 @@ int inter_irooted(const InterCall& call, bool gather, const void* mine, int mine
   if (int err = root_role(call, root, role); err != MPI_SUCCESS) return err;
   DataShape shape;
   if (role == Role::Member) {
-    if (mine == MPI_IN_PLACE) return in_place(call);
+    if (mine == MPI_IN_PLACE) return in_place_refused(call);
     if (int err = data_shape(call.function, call.comm, mine_count, mine_type, shape); err != MPI_SUCCESS) return err;
     const auto n = static_cast<std::size_t>(mine_count);
     if (int err = null_buffer(call, mine, n * shape.size); err != MPI_SUCCESS) return err;
@@ -198,7 +198,7 @@ int inter_irooted(const InterCall& call, bool gather, const void* mine, int mine
 int inter_iall(const InterCall& call, bool alltoall, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                void* recvbuf, int recvcount, MPI_Datatype recvtype) {
   if (int err = check_request(call); err != MPI_SUCCESS) return err;
-  if (sendbuf == MPI_IN_PLACE) return in_place(call);
+  if (sendbuf == MPI_IN_PLACE) return in_place_refused(call);
   DataShape out, in;
   if (int err = data_shape(call.function, call.comm, sendcount, sendtype, out); err != MPI_SUCCESS) return err;
   if (int err = data_shape(call.function, call.comm, recvcount, recvtype, in); err != MPI_SUCCESS) return err;
@@ -217,6 +217,92 @@ int inter_iall(const InterCall& call, bool alltoall, const void* sendbuf, int se
     const void* block = alltoall ? schedule->send_view(instance_at(sendbuf, index * sendcount, out), send_n, out.layout)
                                  : shared;
     schedule->send(block, send_n * out.size, r);
+  }
+  return issue(call, std::move(schedule));
+}
+
+int inter_iexchange(const InterCall& call, const std::vector<Part>& send, const std::vector<Part>& recv,
+                    bool in_place) {
+  if (int err = check_request(call); err != MPI_SUCCESS) return err;
+  if (in_place) return in_place_refused(call);
+  for (std::size_t r = 0; r < send.size(); ++r) {
+    if (int err = null_buffer(call, send[r].address, send[r].bytes()); err != MPI_SUCCESS) return err;
+    if (int err = null_buffer(call, recv[r].address, recv[r].bytes()); err != MPI_SUCCESS) return err;
+  }
+  auto schedule = inter_schedule(call);
+  for (int r = 0; r < call.comm.remote_size; ++r) {
+    const Part& in = recv[static_cast<std::size_t>(r)];
+    const Part& out = send[static_cast<std::size_t>(r)];
+    schedule->recv(schedule->recv_view(in.address, in.count, in.shape.layout), in.bytes(), r);
+    schedule->send(schedule->send_view(out.address, out.count, out.shape.layout), out.bytes(), r);
+  }
+  return issue(call, std::move(schedule));
+}
+
+int inter_ireduce_scatter(const InterCall& call, const void* sendbuf, void* recvbuf,
+                          const std::vector<std::size_t>& counts, const ReductionShape& shape, MPI_Op op) {
+  if (int err = check_request(call); err != MPI_SUCCESS) return err;
+  if (sendbuf == MPI_IN_PLACE) return in_place_refused(call);
+  std::size_t total = 0;
+  for (std::size_t count : counts) total += count;
+  const std::size_t instance_bytes = shape.per_instance * shape.elem;
+  const std::size_t bytes = total * instance_bytes;
+  Comm& local = local_of(call);
+  const std::size_t mine = counts[static_cast<std::size_t>(local.rank)];
+  if (int err = null_buffer(call, sendbuf, bytes); err != MPI_SUCCESS) return err;
+  if (int err = null_buffer(call, recvbuf, mine * instance_bytes); err != MPI_SUCCESS) return err;
+  // As the blocking one: each group reduces its vectors to its rank 0, the
+  // two swap their groups' results, and each scatters the other group's
+  // among its own members.
+  auto schedule = inter_schedule(call);
+  schedule->set_reduction(op, shape.basic, shape.user_layout);
+  std::byte* ours = schedule->scratch(bytes);
+  std::byte* theirs = schedule->scratch(bytes);
+  schedule->copy(schedule->send_view(sendbuf, total, shape.layout), ours, bytes);
+  schedule->on_bridge(false);
+  schedule_reduce(*schedule, local, ours, total * shape.per_instance, shape.elem, op_commutative(op), 0);
+  if (local.rank == 0) {
+    schedule->on_bridge(true);
+    schedule->next_round();
+    schedule->send(ours, bytes, 0);
+    schedule->recv(theirs, bytes, 0);
+    schedule->on_bridge(false);
+  }
+  std::vector<Block> blocks;
+  std::size_t offset = 0;
+  for (std::size_t count : counts) {
+    blocks.push_back(Block{theirs + offset, count * instance_bytes});
+    offset += count * instance_bytes;
+  }
+  schedule_scatter(*schedule, local, schedule->recv_view(recvbuf, mine, shape.layout), blocks, 0);
+  return issue(call, std::move(schedule));
+}
+
+int inter_irooted_parts(const InterCall& call, bool gather, const Part& own, const std::vector<Part>& parts,
+                        int root) {
+  if (int err = check_request(call); err != MPI_SUCCESS) return err;
+  Role role = Role::Idle;
+  if (int err = root_role(call, root, role); err != MPI_SUCCESS) return err;
+  if (role == Role::Member && own.address == MPI_IN_PLACE) return in_place_refused(call);
+  if (int err = null_buffer(call, own.address, own.bytes()); err != MPI_SUCCESS) return err;
+  for (const Part& part : parts) {
+    if (int err = null_buffer(call, part.address, part.bytes()); err != MPI_SUCCESS) return err;
+  }
+  auto schedule = inter_schedule(call);
+  if (role == Role::Member) {
+    if (gather) {
+      schedule->send(schedule->send_view(own.address, own.count, own.shape.layout), own.bytes(), root);
+    } else {
+      schedule->recv(schedule->recv_view(own.address, own.count, own.shape.layout), own.bytes(), root);
+    }
+  }
+  for (int r = 0; role == Role::Root && r < call.comm.remote_size; ++r) {
+    const Part& part = parts[static_cast<std::size_t>(r)];
+    if (gather) {
+      schedule->recv(schedule->recv_view(part.address, part.count, part.shape.layout), part.bytes(), r);
+    } else {
+      schedule->send(schedule->send_view(part.address, part.count, part.shape.layout), part.bytes(), r);
+    }
   }
   return issue(call, std::move(schedule));
 }

@@ -19,8 +19,8 @@ int parts_of(const char* function, const Comm& comm, const void* buffer, const C
   if (int err = check_counts(function, comm, "part", counts, displs); err != MPI_SUCCESS) return err;
   DataShape shape;
   if (int err = data_shape(function, comm, 0, datatype, shape); err != MPI_SUCCESS) return err;
-  parts.resize(static_cast<std::size_t>(comm.size));
-  for (int r = 0; r < comm.size; ++r) {
+  parts.resize(static_cast<std::size_t>(comm.peer_count()));
+  for (int r = 0; r < comm.peer_count(); ++r) {
     Part& part = parts[static_cast<std::size_t>(r)];
     part.address = instance_at(const_cast<void*>(buffer), displs[r], shape);
     part.count = static_cast<std::size_t>(counts[r]);
@@ -58,6 +58,23 @@ int root_collective(const char* function, bool gather, const void* mine, MPI_Cou
                     MPI_Datatype mine_type, const void* root_buffer, const Count counts[], const Displ displs[],
                     MPI_Datatype root_type, int root, MPI_Comm handle, bool persistent, MPI_Request* request) {
   if (g_state == nullptr) return not_initialized(function);
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    // The root's parts (MPI_ROOT) come from the remote group; its members
+    // send or receive their own.
+    const InterCall call{function, *inter, handle, persistent, request};
+    std::vector<Part> parts;
+    Part own;
+    if (root == MPI_ROOT) {
+      if (int err = parts_of(function, *inter, root_buffer, counts, displs, root_type, parts); err != MPI_SUCCESS) {
+        return err;
+      }
+    } else if (root != MPI_PROC_NULL) {
+      if (int err = data_shape(function, *inter, mine_count, mine_type, own.shape); err != MPI_SUCCESS) return err;
+      own.address = const_cast<void*>(mine);
+      own.count = static_cast<std::size_t>(mine_count);
+    }
+    return inter_irooted_parts(call, gather, own, parts, root);
+  }
   Comm* comm = nullptr;
   if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
   if (int err = check_root(function, *comm, root); err != MPI_SUCCESS) return err;
@@ -176,8 +193,10 @@ int alltoallv(const char* function, const void* sendbuf, const Count sendcounts[
               MPI_Datatype sendtype, void* recvbuf, const Count recvcounts[], const Displ rdispls[],
               MPI_Datatype recvtype, MPI_Comm handle, bool persistent, MPI_Request* request) {
   if (g_state == nullptr) return not_initialized(function);
-  Comm* comm = nullptr;
-  if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
+  Comm* comm = intercomm_of(handle);
+  if (comm == nullptr) {
+    if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
+  }
   const bool in_place = sendbuf == MPI_IN_PLACE;
   std::vector<Part> send, recv;
   if (int err = parts_of(function, *comm, recvbuf, recvcounts, rdispls, recvtype, recv); err != MPI_SUCCESS) {
@@ -188,6 +207,7 @@ int alltoallv(const char* function, const void* sendbuf, const Count sendcounts[
       return err;
     }
   }
+  if (comm->inter) return inter_iexchange({function, *comm, handle, persistent, request}, send, recv, in_place);
   return alltoall(function, send, recv, in_place, *comm, handle, persistent, request);
 }
 
@@ -196,16 +216,18 @@ int alltoallw(const char* function, const void* sendbuf, const Count sendcounts[
               const MPI_Datatype sendtypes[], void* recvbuf, const Count recvcounts[], const Displ rdispls[],
               const MPI_Datatype recvtypes[], MPI_Comm handle, bool persistent, MPI_Request* request) {
   if (g_state == nullptr) return not_initialized(function);
-  Comm* comm = nullptr;
-  if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
+  Comm* comm = intercomm_of(handle);
+  if (comm == nullptr) {
+    if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
+  }
   const bool in_place = sendbuf == MPI_IN_PLACE;
   // Displacements in bytes, a type per peer.
   auto parts_w = [&](const void* buffer, const Count counts[], const Displ displs[], const MPI_Datatype types[],
                      std::vector<Part>& parts) {
     if (types == nullptr) return raise(comm, MPI_ERR_ARG, function, "null datatype array");
     if (int err = check_counts(function, *comm, "part", counts, displs); err != MPI_SUCCESS) return err;
-    parts.resize(static_cast<std::size_t>(comm->size));
-    for (int r = 0; r < comm->size; ++r) {
+    parts.resize(static_cast<std::size_t>(comm->peer_count()));
+    for (int r = 0; r < comm->peer_count(); ++r) {
       Part& part = parts[static_cast<std::size_t>(r)];
       if (int err = data_shape(function, *comm, counts[r], types[r], part.shape); err != MPI_SUCCESS) return err;
       part.address = static_cast<std::byte*>(const_cast<void*>(buffer)) + displs[r];
@@ -218,6 +240,7 @@ int alltoallw(const char* function, const void* sendbuf, const Count sendcounts[
   if (!in_place) {
     if (int err = parts_w(sendbuf, sendcounts, sdispls, sendtypes, send); err != MPI_SUCCESS) return err;
   }
+  if (comm->inter) return inter_iexchange({function, *comm, handle, persistent, request}, send, recv, in_place);
   return alltoall(function, send, recv, in_place, *comm, handle, persistent, request);
 }
 
@@ -226,6 +249,21 @@ int allgatherv(const char* function, const void* sendbuf, MPI_Count sendcount, M
                const Count recvcounts[], const Displ displs[], MPI_Datatype recvtype, MPI_Comm handle,
                bool persistent, MPI_Request* request) {
   if (g_state == nullptr) return not_initialized(function);
+  if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
+    // This rank's one part to every rank of the remote group, theirs into the parts.
+    std::vector<Part> recv;
+    if (int err = parts_of(function, *inter, recvbuf, recvcounts, displs, recvtype, recv); err != MPI_SUCCESS) {
+      return err;
+    }
+    Part own;
+    if (sendbuf != MPI_IN_PLACE) {
+      if (int err = data_shape(function, *inter, sendcount, sendtype, own.shape); err != MPI_SUCCESS) return err;
+      own.address = const_cast<void*>(sendbuf);
+      own.count = static_cast<std::size_t>(sendcount);
+    }
+    const std::vector<Part> send(recv.size(), own);
+    return inter_iexchange({function, *inter, handle, persistent, request}, send, recv, sendbuf == MPI_IN_PLACE);
+  }
   Comm* comm = nullptr;
   if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
   return allgather(function, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, *comm, handle,

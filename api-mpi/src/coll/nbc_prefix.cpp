@@ -29,8 +29,10 @@ int reduce_scatter(const char* function, const void* sendbuf, void* recvbuf, con
                    MPI_Count uniform_count, MPI_Datatype datatype, MPI_Op op, MPI_Comm handle, bool persistent,
                    MPI_Request* request) {
   if (g_state == nullptr) return not_initialized(function);
-  Comm* comm = nullptr;
-  if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
+  Comm* comm = intercomm_of(handle);
+  if (comm == nullptr) {
+    if (int err = nbc_prologue(function, handle, request, comm); err != MPI_SUCCESS) return err;
+  }
   ReductionShape shape;
   if (int err = reduction_shape(function, *comm, recvcounts != nullptr ? 0 : uniform_count, datatype, op, shape);
       err != MPI_SUCCESS) {
@@ -51,6 +53,9 @@ int reduce_scatter(const char* function, const void* sendbuf, void* recvbuf, con
   const std::size_t instance_bytes = shape.per_instance * shape.elem;
   if (int err = check_bytes(comm, function, static_cast<MPI_Count>(total), instance_bytes); err != MPI_SUCCESS) {
     return err;
+  }
+  if (comm->inter) {
+    return inter_ireduce_scatter({function, *comm, handle, persistent, request}, sendbuf, recvbuf, counts, shape, op);
   }
   const std::size_t mine = counts[static_cast<std::size_t>(comm->rank)];
   const void* source = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;

@@ -100,8 +100,8 @@ int alltoallv(const char* kFunction, const void* sendbuf, const Count sendcounts
         err != MPI_SUCCESS) {
       return err;
     }
-    return derived_alltoallv(sendbuf, send.counts, send.displs, sendtype, recvbuf, recv.counts, recv.displs, recvtype,
-                             handle);
+    return derived_alltoallv(kFunction, sendbuf, send.counts, send.displs, sendtype, recvbuf, recv.counts,
+                             recv.displs, recvtype, handle);
   }
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = find_comm(handle);

@@ -13,7 +13,7 @@ int bcast(const char* kFunction, void* buffer, MPI_Count count, MPI_Datatype dat
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
     int narrow = 0;
     if (int err = narrow_count(inter, kFunction, count, kInterPath, narrow); err != MPI_SUCCESS) return err;
-    return inter_bcast(*inter, buffer, narrow, datatype, root);
+    return inter_bcast(*inter, kFunction, buffer, narrow, datatype, root);
   }
   if (g_state == nullptr) return not_initialized(kFunction);
   if (TERN_UNLIKELY(is_derived_handle(datatype))) {
@@ -21,7 +21,7 @@ int bcast(const char* kFunction, void* buffer, MPI_Count count, MPI_Datatype dat
     if (int err = narrow_count(find_comm(handle), kFunction, count, kDerivedPath, narrow); err != MPI_SUCCESS) {
       return err;
     }
-    return derived_bcast(buffer, narrow, datatype, root, handle);
+    return derived_bcast(kFunction, buffer, narrow, datatype, root, handle);
   }
   Comm* comm = nullptr;
   const TypeInfo* type = nullptr;

@@ -53,8 +53,7 @@ int pack_send_side(const char* function, MPI_Comm comm, const void* sendbuf, int
 
 }  // namespace
 
-int derived_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  constexpr const char* kFunction = "MPI_Bcast";
+int derived_bcast(const char* kFunction, void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   std::shared_ptr<const DerivedType> desc;
   int bytes = 0;
   if (int err = packed_bytes(kFunction, comm, count, datatype, desc, bytes); err != MPI_SUCCESS) return err;
@@ -72,9 +71,8 @@ int derived_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_
   return err;
 }
 
-int derived_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                   MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  constexpr const char* kFunction = "MPI_Gather";
+int derived_gather(const char* kFunction, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   int rank = 0, size = 0;
   if (int err = PMPI_Comm_rank(comm, &rank); err != MPI_SUCCESS) return err;
   if (int err = PMPI_Comm_size(comm, &size); err != MPI_SUCCESS) return err;
@@ -123,9 +121,8 @@ int derived_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
   return err;
 }
 
-int derived_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                    MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  constexpr const char* kFunction = "MPI_Scatter";
+int derived_scatter(const char* kFunction, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   int rank = 0, size = 0;
   if (int err = PMPI_Comm_rank(comm, &rank); err != MPI_SUCCESS) return err;
   if (int err = PMPI_Comm_size(comm, &size); err != MPI_SUCCESS) return err;
@@ -234,9 +231,8 @@ int comm_shape(MPI_Comm comm, int& rank, int& size) {
 
 }  // namespace
 
-int derived_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+int derived_gatherv(const char* kFunction, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  constexpr const char* kFunction = "MPI_Gatherv";
   int rank = 0, size = 0;
   if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
   const bool is_root = rank == root;
@@ -265,9 +261,9 @@ int derived_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   return err;
 }
 
-int derived_scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                     void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  constexpr const char* kFunction = "MPI_Scatterv";
+int derived_scatterv(const char* kFunction, const void* sendbuf, const int sendcounts[], const int displs[],
+                     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                     MPI_Comm comm) {
   int rank = 0, size = 0;
   if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
   const bool is_root = rank == root;
@@ -300,10 +296,8 @@ int derived_scatterv(const void* sendbuf, const int sendcounts[], const int disp
   return err;
 }
 
-int derived_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                       bool uniform) {
-  const char* kFunction = uniform ? "MPI_Allgather" : "MPI_Allgatherv";
+int derived_allgatherv(const char* kFunction, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, bool uniform) {
   int rank = 0, size = 0;
   if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -332,10 +326,9 @@ int derived_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype
   return err;
 }
 
-int derived_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                      void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                      MPI_Comm comm) {
-  constexpr const char* kFunction = "MPI_Alltoallv";
+int derived_alltoallv(const char* kFunction, const void* sendbuf, const int sendcounts[], const int sdispls[],
+                      MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                      MPI_Datatype recvtype, MPI_Comm comm) {
   int rank = 0, size = 0;
   if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -429,9 +422,8 @@ int user_reduce_packed(const char* function, MPI_Comm comm, const DerivedType& d
 
 }  // namespace
 
-int derived_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                   MPI_Comm comm) {
-  constexpr const char* kFunction = "MPI_Reduce";
+int derived_reduce(const char* kFunction, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, int root, MPI_Comm comm) {
   int rank = 0, size = 0;
   if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
   if (count < 0) return raise(find_comm(comm), MPI_ERR_COUNT, kFunction, "invalid count %d", count);
@@ -461,9 +453,8 @@ int derived_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
   return err;
 }
 
-int derived_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                      MPI_Comm comm) {
-  constexpr const char* kFunction = "MPI_Allreduce";
+int derived_allreduce(const char* kFunction, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm) {
   if (count < 0) return raise(find_comm(comm), MPI_ERR_COUNT, kFunction, "invalid count %d", count);
   std::shared_ptr<const DerivedType> desc;
   MPI_Datatype basic = MPI_DATATYPE_NULL;
@@ -544,9 +535,8 @@ int derived_reduce_scatter(const char* function, const void* sendbuf, void* recv
   return err;
 }
 
-int derived_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
-                                 MPI_Op op, MPI_Comm comm) {
-  constexpr const char* kFunction = "MPI_Reduce_scatter_block";
+int derived_reduce_scatter_block(const char* kFunction, const void* sendbuf, void* recvbuf, int recvcount,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   int rank = 0, size = 0;
   if (int err = comm_shape(comm, rank, size); err != MPI_SUCCESS) return err;
   if (recvcount < 0) return raise(find_comm(comm), MPI_ERR_COUNT, kFunction, "invalid count %d", recvcount);
@@ -554,9 +544,8 @@ int derived_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcou
   return derived_reduce_scatter(kFunction, sendbuf, recvbuf, counts.data(), datatype, op, comm);
 }
 
-int derived_scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm handle,
-                 bool exclusive) {
-  const char* const function = exclusive ? "MPI_Exscan" : "MPI_Scan";
+int derived_scan(const char* function, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm handle, bool exclusive) {
   Comm* comm = find_comm(handle);
   if (count < 0) return raise(comm, MPI_ERR_COUNT, function, "invalid count %d", count);
   std::shared_ptr<const DerivedType> desc;

@@ -52,7 +52,7 @@ int gather(const char* kFunction, const void* sendbuf, MPI_Count sendcount, MPI_
           err != MPI_SUCCESS) {
         return err;
       }
-      return derived_gather(sendbuf, send, sendtype, recvbuf, recv, recvtype, root, handle);
+      return derived_gather(kFunction, sendbuf, send, sendtype, recvbuf, recv, recvtype, root, handle);
     }
   }
   if (g_state == nullptr) return not_initialized(kFunction);
@@ -122,7 +122,8 @@ int allgather(const char* kFunction, const void* sendbuf, MPI_Count sendcount, M
       return err;
     }
     if (int err = narrow_count(c, kFunction, sendcount, kDerivedPath, send); err != MPI_SUCCESS) return err;
-    return derived_allgatherv(sendbuf, send, sendtype, recvbuf, narrow.counts, narrow.displs, recvtype, handle, true);
+    return derived_allgatherv(kFunction, sendbuf, send, sendtype, recvbuf, narrow.counts, narrow.displs, recvtype,
+                              handle, true);
   }
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
@@ -180,7 +181,8 @@ int scatterv(const char* kFunction, const void* sendbuf, const Count sendcounts[
           err != MPI_SUCCESS) {
         return err;
       }
-      return derived_scatterv(sendbuf, narrow.counts, narrow.displs, sendtype, recvbuf, recv, recvtype, root, handle);
+      return derived_scatterv(kFunction, sendbuf, narrow.counts, narrow.displs, sendtype, recvbuf, recv, recvtype,
+                              root, handle);
     }
   }
   if (g_state == nullptr) return not_initialized(kFunction);
@@ -241,7 +243,7 @@ int scatter(const char* kFunction, const void* sendbuf, MPI_Count sendcount, MPI
           err != MPI_SUCCESS) {
         return err;
       }
-      return derived_scatter(sendbuf, send, sendtype, recvbuf, recv, recvtype, root, handle);
+      return derived_scatter(kFunction, sendbuf, send, sendtype, recvbuf, recv, recvtype, root, handle);
     }
   }
   if (g_state == nullptr) return not_initialized(kFunction);
@@ -279,7 +281,8 @@ int gatherv(const char* kFunction, const void* sendbuf, MPI_Count sendcount, MPI
           err != MPI_SUCCESS) {
         return err;
       }
-      return derived_gatherv(sendbuf, send, sendtype, recvbuf, narrow.counts, narrow.displs, recvtype, root, handle);
+      return derived_gatherv(kFunction, sendbuf, send, sendtype, recvbuf, narrow.counts, narrow.displs, recvtype,
+                             root, handle);
     }
   }
   if (g_state == nullptr) return not_initialized(kFunction);
@@ -342,8 +345,8 @@ int allgatherv(const char* kFunction, const void* sendbuf, MPI_Count sendcount, 
         err != MPI_SUCCESS) {
       return err;
     }
-    return derived_allgatherv(sendbuf, send, sendtype, recvbuf, narrow.counts, narrow.displs, recvtype, handle,
-                              false);
+    return derived_allgatherv(kFunction, sendbuf, send, sendtype, recvbuf, narrow.counts, narrow.displs, recvtype,
+                              handle, false);
   }
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = find_comm(handle);

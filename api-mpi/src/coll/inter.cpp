@@ -171,8 +171,7 @@ int inter_barrier(Comm& comm) {
   return MPI_SUCCESS;
 }
 
-int inter_bcast(Comm& comm, void* buffer, int count, MPI_Datatype datatype, int root) {
-  constexpr const char* kFunction = "MPI_Bcast";
+int inter_bcast(Comm& comm, const char* kFunction, void* buffer, int count, MPI_Datatype datatype, int root) {
   const int tag = tag_of(comm);
   Role role = Role::Idle;
   if (int err = root_role(comm, kFunction, root, role); err != MPI_SUCCESS) return err;
@@ -219,8 +218,8 @@ int inter_reduce(Comm& comm, const char* function, const void* sendbuf, void* re
   return MPI_SUCCESS;
 }
 
-int inter_allreduce(Comm& comm, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op) {
-  constexpr const char* kFunction = "MPI_Allreduce";
+int inter_allreduce(Comm& comm, const char* kFunction, const void* sendbuf, void* recvbuf, int count,
+                    MPI_Datatype datatype, MPI_Op op) {
   const int tag = tag_of(comm);
   // Each group reduces to its rank 0; the two swap their results, and each
   // broadcasts the other group's within its own.

@@ -29,10 +29,11 @@ struct InterLayout {
 };
 
 int inter_barrier(Comm& comm);
-int inter_bcast(Comm& comm, void* buffer, int count, MPI_Datatype datatype, int root);
+int inter_bcast(Comm& comm, const char* function, void* buffer, int count, MPI_Datatype datatype, int root);
 int inter_reduce(Comm& comm, const char* function, const void* sendbuf, void* recvbuf, int count,
                  MPI_Datatype datatype, MPI_Op op, int root);
-int inter_allreduce(Comm& comm, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op);
+int inter_allreduce(Comm& comm, const char* function, const void* sendbuf, void* recvbuf, int count,
+                    MPI_Datatype datatype, MPI_Op op);
 // Gather(v) (`gather`) and Scatter(v): `mine` is a member's own part, `parts`
 // the root's buffer laid out by `layout`.
 int inter_rooted(Comm& comm, const char* function, bool gather, const void* mine, int mine_count,

@@ -54,7 +54,7 @@ int reduce(const char* kFunction, const void* sendbuf, void* recvbuf, MPI_Count 
     if (root < 0 || root >= c->size) return check_root(kFunction, *c, root);
     int narrow = 0;
     if (int err = narrow_count(c, kFunction, count, kDerivedPath, narrow); err != MPI_SUCCESS) return err;
-    return derived_reduce(sendbuf, recvbuf, narrow, datatype, op, root, handle);
+    return derived_reduce(kFunction, sendbuf, recvbuf, narrow, datatype, op, root, handle);
   }
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
@@ -91,14 +91,14 @@ int allreduce(const char* kFunction, const void* sendbuf, void* recvbuf, MPI_Cou
   if (Comm* inter = intercomm_of(handle); TERN_UNLIKELY(inter != nullptr)) {
     int narrow = 0;
     if (int err = narrow_count(inter, kFunction, count, kInterPath, narrow); err != MPI_SUCCESS) return err;
-    return inter_allreduce(*inter, sendbuf, recvbuf, narrow, datatype, op);
+    return inter_allreduce(*inter, kFunction, sendbuf, recvbuf, narrow, datatype, op);
   }
   if (TERN_UNLIKELY(is_derived_handle(datatype)) && g_state != nullptr && find_comm(handle) != nullptr) {
     int narrow = 0;
     if (int err = narrow_count(find_comm(handle), kFunction, count, kDerivedPath, narrow); err != MPI_SUCCESS) {
       return err;
     }
-    return derived_allreduce(sendbuf, recvbuf, narrow, datatype, op, handle);
+    return derived_allreduce(kFunction, sendbuf, recvbuf, narrow, datatype, op, handle);
   }
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;
@@ -130,7 +130,7 @@ int reduce_scatter_block(const char* kFunction, const void* sendbuf, void* recvb
     if (int err = narrow_count(find_comm(handle), kFunction, recvcount, kDerivedPath, narrow); err != MPI_SUCCESS) {
       return err;
     }
-    return derived_reduce_scatter_block(sendbuf, recvbuf, narrow, datatype, op, handle);
+    return derived_reduce_scatter_block(kFunction, sendbuf, recvbuf, narrow, datatype, op, handle);
   }
   if (g_state == nullptr) return not_initialized(kFunction);
   Comm* comm = nullptr;

@@ -23,7 +23,7 @@ int prefix_reduction(const char* function, bool exclusive, const void* sendbuf, 
     if (int err = narrow_count(find_comm(handle), function, count, kDerivedPath, narrow); err != MPI_SUCCESS) {
       return err;
     }
-    return derived_scan(sendbuf, recvbuf, narrow, datatype, op, handle, exclusive);
+    return derived_scan(function, sendbuf, recvbuf, narrow, datatype, op, handle, exclusive);
   }
   Comm* comm = nullptr;
   const TypeInfo* type = nullptr;

@@ -162,35 +162,36 @@ void complete_transfer(PackedTransfer& transfer, bool receive, std::size_t recei
 // MPI_Finalize: completes the packed transfers of freed requests.
 void finalize_packed_requests();
 
-// Collectives with derived types, through pack/unpack (coll/derived.cpp; the calls in coll/ route them there).
-int derived_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
-int derived_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                   MPI_Datatype recvtype, int root, MPI_Comm comm);
-int derived_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                    MPI_Datatype recvtype, int root, MPI_Comm comm);
-int derived_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+// Collectives with derived types, through pack/unpack (coll/derived.cpp; the calls in coll/ route them there,
+// int and _c forms alike: `function` names the call for its errors).
+int derived_bcast(const char* function, void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int derived_gather(const char* function, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int derived_scatter(const char* function, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int derived_gatherv(const char* function, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
-int derived_scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                     void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int derived_scatterv(const char* function, const void* sendbuf, const int sendcounts[], const int displs[],
+                     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                     MPI_Comm comm);
 // `uniform`: MPI_Allgather (every block recvcounts[0] at r * recvcounts[0]).
-int derived_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                       bool uniform);
-int derived_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                      void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                      MPI_Comm comm);
+int derived_allgatherv(const char* function, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, bool uniform);
+int derived_alltoallv(const char* function, const void* sendbuf, const int sendcounts[], const int sdispls[],
+                      MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                      MPI_Datatype recvtype, MPI_Comm comm);
 // Reductions on types whose elements are all one predefined type: packed to
 // an array of that type, reduced, unpacked.
-int derived_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                   MPI_Comm comm);
-int derived_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                      MPI_Comm comm);
-int derived_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
-                                 MPI_Op op, MPI_Comm comm);
+int derived_reduce(const char* function, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, int root, MPI_Comm comm);
+int derived_allreduce(const char* function, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm);
+int derived_reduce_scatter_block(const char* function, const void* sendbuf, void* recvbuf, int recvcount,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int derived_reduce_scatter(const char* function, const void* sendbuf, void* recvbuf, const int recvcounts[],
                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 // MPI_Scan (exclusive: MPI_Exscan); user operations on any derived type.
-int derived_scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                 bool exclusive);
+int derived_scan(const char* function, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm, bool exclusive);
 
 }  // namespace tern::mpi

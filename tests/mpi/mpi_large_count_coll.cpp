@@ -1,9 +1,9 @@
 // MPI 4.0's large-count (_c) collectives: each called with small counts and
 // compared with its int form (the non-blocking and persistent _c forms with
 // the blocking int form; the neighbourhood forms on a ring), a derived
-// datatype through a _c collective, the MPI_ERR_COUNT of a count past
-// INT_MAX on a path that takes ints only, and (at 2 ranks) an MPI_Bcast_c
-// of 2^31 + 8 bytes checked at several offsets.
+// datatype and an intercommunicator through a _c collective, the
+// MPI_ERR_COUNT of a count past INT_MAX on a path that takes ints only, and
+// (at 2 ranks) an MPI_Bcast_c of 2^31 + 8 bytes checked at several offsets.
 #include <sys/mman.h>
 
 #include <climits>
@@ -442,6 +442,44 @@ void neighbours() {
   MPI_Comm_free(&ring);
 }
 
+// On an intercommunicator (even and odd ranks) the _c forms' counts go in as
+// ints: small ones match the int forms, one past INT_MAX is MPI_ERR_COUNT
+// before any buffer is touched.
+void intercommunicator() {
+  MPI_Comm half, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 77, &inter);
+  int remote = 0;
+  MPI_Comm_remote_size(inter, &remote);
+  const auto n = static_cast<std::size_t>(remote);
+  const std::vector<int> mine = pattern(kCount, rank);
+  std::vector<int> want(n * kCount, -1), got(n * kCount, -1);
+  MPI_Allgather(mine.data(), kCount, MPI_INT, want.data(), kCount, MPI_INT, inter);
+  CHECK(MPI_Allgather_c(mine.data(), kCount, MPI_INT, got.data(), kCount, MPI_INT, inter) == MPI_SUCCESS);
+  check_that(got == want, "MPI_Allgather_c on an intercommunicator", __LINE__);
+  std::vector<MPI_Count> counts(n, kCount);
+  std::vector<MPI_Aint> displs(n);
+  for (std::size_t r = 0; r < n; ++r) displs[r] = static_cast<MPI_Aint>(r) * kCount;
+  std::fill(got.begin(), got.end(), -1);
+  CHECK(MPI_Allgatherv_c(mine.data(), kCount, MPI_INT, got.data(), counts.data(), displs.data(), MPI_INT, inter) ==
+        MPI_SUCCESS);
+  check_that(got == want, "MPI_Allgatherv_c on an intercommunicator", __LINE__);
+  const std::vector<int> outgoing = pattern(static_cast<int>(n) * kCount, rank);
+  std::vector<int> want_a(n * kCount, -1), got_a(n * kCount, -1);
+  MPI_Alltoall(outgoing.data(), kCount, MPI_INT, want_a.data(), kCount, MPI_INT, inter);
+  CHECK(MPI_Alltoallv_c(outgoing.data(), counts.data(), displs.data(), MPI_INT, got_a.data(), counts.data(),
+                        displs.data(), MPI_INT, inter) == MPI_SUCCESS);
+  check_that(got_a == want_a, "MPI_Alltoallv_c on an intercommunicator", __LINE__);
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  int value = 0;
+  CHECK(MPI_Allreduce_c(&value, &value, MPI_Count{INT_MAX} + 1, MPI_INT, MPI_SUM, inter) == MPI_ERR_COUNT);
+  counts[0] = MPI_Count{INT_MAX} + 1;
+  CHECK(MPI_Allgatherv_c(mine.data(), kCount, MPI_INT, got.data(), counts.data(), displs.data(), MPI_INT, inter) ==
+        MPI_ERR_COUNT);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&half);
+}
+
 // A derived datatype goes through the int-count packing path: small counts
 // pass, a count past INT_MAX is refused there (before any buffer is read).
 void derived_and_errors() {
@@ -509,6 +547,7 @@ int main(int argc, char** argv) {
   reductions();
   nonblocking_and_persistent();
   neighbours();
+  intercommunicator();
   derived_and_errors();
   large_bcast();
   const int rc = tern::mpi_test::conclude("mpi_large_count_coll");

@@ -28,19 +28,21 @@ void await_done(WorkerImpl& impl, Request* request) {
 // every hand-off to the thread waits for a time slice (osu_latency_mt -t 1:1
 // on the 2-core VM: 0.13 us waiting in the caller's own progress, 8 us
 // through the thread).
+// CPUs this process may run on (0 when it cannot tell).
+int cpus_allowed() {
+  cpu_set_t allowed;
+  return sched_getaffinity(0, sizeof(allowed), &allowed) == 0 ? CPU_COUNT(&allowed) : 0;
+}
+
 bool progress_thread_has_a_core(const WorkerParams& params) {
   if (!params.config.progress_cpus.empty()) return true;
-  cpu_set_t allowed;
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return false;
-  return static_cast<unsigned>(CPU_COUNT(&allowed)) >= 2 * (params.local_peers + 1);
+  return static_cast<unsigned>(cpus_allowed()) >= 2 * (params.local_peers + 1);
 }
 
 // The cores this process's waiting threads can count on: its mask's CPUs
 // shared among the job's processes on this host, at least one.
 int cores_for_waiters(const WorkerParams& params) {
-  cpu_set_t allowed;
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return 1;
-  return std::max(1, CPU_COUNT(&allowed) / static_cast<int>(params.local_peers + 1));
+  return std::max(1, cpus_allowed() / static_cast<int>(params.local_peers + 1));
 }
 
 // Delayed submission by TERN_DELAYED_SUBMISSION (config.cpp says when auto

@@ -127,8 +127,9 @@ TERN_MPI_API(int, Reduce_local_c, (const void *inbuf, void *inoutbuf, MPI_Count 
 
 /* --- Collectives. The v and w forms take MPI_Count counts and MPI_Aint displacements. Counts past INT_MAX go
  * through on intracommunicators (the blocking forms there with predefined datatypes only; the non-blocking and
- * persistent ones with any); on intercommunicators, and in the blocking forms with derived datatypes (which
- * they pack into bytes with int counts), a count or displacement that does not fit an int is MPI_ERR_COUNT. */
+ * persistent ones with any) and in the non-blocking and persistent v and w forms on intercommunicators; in the
+ * other forms on intercommunicators, and in the blocking forms with derived datatypes (which they pack into
+ * bytes with int counts), a count or displacement that does not fit an int is MPI_ERR_COUNT. */
 TERN_MPI_API(int, Bcast_c, (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm))
 TERN_MPI_API(int, Gather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))

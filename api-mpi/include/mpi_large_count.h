@@ -350,4 +350,61 @@ TERN_MPI_API(int, Rget_accumulate_c, (const void *origin_addr, MPI_Count origin_
                                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
                                       MPI_Win win, MPI_Request *request))
 
+/* MPI-IO: the data accesses and the file type extent. */
+TERN_MPI_API(int, File_read_at_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                                   MPI_Datatype datatype, MPI_Status *status))
+TERN_MPI_API(int, File_write_at_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                                    MPI_Datatype datatype, MPI_Status *status))
+TERN_MPI_API(int, File_read_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                                MPI_Status *status))
+TERN_MPI_API(int, File_write_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                                 MPI_Status *status))
+TERN_MPI_API(int, File_read_at_all_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                                       MPI_Datatype datatype, MPI_Status *status))
+TERN_MPI_API(int, File_write_at_all_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                                        MPI_Datatype datatype, MPI_Status *status))
+TERN_MPI_API(int, File_read_all_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                                    MPI_Status *status))
+TERN_MPI_API(int, File_write_all_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                                     MPI_Status *status))
+TERN_MPI_API(int, File_iread_at_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                                    MPI_Datatype datatype, MPI_Request *request))
+TERN_MPI_API(int, File_iwrite_at_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                                     MPI_Datatype datatype, MPI_Request *request))
+TERN_MPI_API(int, File_iread_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                                 MPI_Request *request))
+TERN_MPI_API(int, File_iwrite_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                                  MPI_Request *request))
+TERN_MPI_API(int, File_read_all_begin_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype))
+TERN_MPI_API(int, File_write_all_begin_c, (MPI_File fh, const void *buf, MPI_Count count,
+                                           MPI_Datatype datatype))
+TERN_MPI_API(int, File_read_at_all_begin_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                                             MPI_Datatype datatype))
+TERN_MPI_API(int, File_write_at_all_begin_c, (MPI_File fh, MPI_Offset offset, const void *buf,
+                                              MPI_Count count, MPI_Datatype datatype))
+TERN_MPI_API(int, File_iread_all_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                                     MPI_Request *request))
+TERN_MPI_API(int, File_iwrite_all_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                                      MPI_Request *request))
+TERN_MPI_API(int, File_iread_at_all_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count,
+                                        MPI_Datatype datatype, MPI_Request *request))
+TERN_MPI_API(int, File_iwrite_at_all_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count,
+                                         MPI_Datatype datatype, MPI_Request *request))
+TERN_MPI_API(int, File_read_shared_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                                       MPI_Status *status))
+TERN_MPI_API(int, File_write_shared_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype,
+                                        MPI_Status *status))
+TERN_MPI_API(int, File_iread_shared_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                                        MPI_Request *request))
+TERN_MPI_API(int, File_iwrite_shared_c, (MPI_File fh, const void *buf, MPI_Count count,
+                                         MPI_Datatype datatype, MPI_Request *request))
+TERN_MPI_API(int, File_read_ordered_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype,
+                                        MPI_Status *status))
+TERN_MPI_API(int, File_write_ordered_c, (MPI_File fh, const void *buf, MPI_Count count,
+                                         MPI_Datatype datatype, MPI_Status *status))
+TERN_MPI_API(int, File_read_ordered_begin_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype))
+TERN_MPI_API(int, File_write_ordered_begin_c, (MPI_File fh, const void *buf, MPI_Count count,
+                                               MPI_Datatype datatype))
+TERN_MPI_API(int, File_get_type_extent_c, (MPI_File fh, MPI_Datatype datatype, MPI_Count *extent))
+
 #endif /* TERN_MPI_LARGE_COUNT_H */

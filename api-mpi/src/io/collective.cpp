@@ -239,7 +239,7 @@ std::size_t bytes_before_end(const std::vector<FileSegment>& segments, MPI_Offse
 
 }  // namespace
 
-int collective_access(const char* function, MPI_File fh, Where where, void* buf, int count, MPI_Datatype datatype,
+int collective_access(const char* function, MPI_File fh, Where where, void* buf, MPI_Count count, MPI_Datatype datatype,
                       bool write, MPI_Status* status) {
   File* file = nullptr;
   if (const int error = find_file_checked(function, fh, file); error != MPI_SUCCESS) return error;
@@ -346,9 +346,34 @@ int PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
                            status);
 }
 
+// The large-count (_c) forms: the same accesses with MPI_Count counts.
+int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Status* status) {
+  return collective_access("MPI_File_read_at_all_c", fh, at(offset), buf, count, datatype, false, status);
+}
+
+int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                           MPI_Status* status) {
+  return collective_access("MPI_File_write_at_all_c", fh, at(offset), const_cast<void*>(buf), count, datatype,
+                           true, status);
+}
+
+int PMPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+  return collective_access("MPI_File_read_all_c", fh, kAtPointer, buf, count, datatype, false, status);
+}
+
+int PMPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+  return collective_access("MPI_File_write_all_c", fh, kAtPointer, const_cast<void*>(buf), count, datatype, true,
+                           status);
+}
+
 #pragma weak MPI_File_read_at_all = PMPI_File_read_at_all
 #pragma weak MPI_File_write_at_all = PMPI_File_write_at_all
 #pragma weak MPI_File_read_all = PMPI_File_read_all
 #pragma weak MPI_File_write_all = PMPI_File_write_all
+#pragma weak MPI_File_read_at_all_c = PMPI_File_read_at_all_c
+#pragma weak MPI_File_write_at_all_c = PMPI_File_write_at_all_c
+#pragma weak MPI_File_read_all_c = PMPI_File_read_all_c
+#pragma weak MPI_File_write_all_c = PMPI_File_write_all_c
 
 }  // extern "C"

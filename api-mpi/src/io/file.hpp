@@ -126,25 +126,25 @@ int check_not_sequential(const char* function, File& file);
 // One access of `count` elements of `datatype` at `where`: independent
 // (independent.cpp), or collective over the file's ranks by two-phase
 // aggregation (collective.cpp). Errors are raised on the file.
-using AccessFunction = int (*)(const char* function, MPI_File fh, Where where, void* buf, int count,
+using AccessFunction = int (*)(const char* function, MPI_File fh, Where where, void* buf, MPI_Count count,
                                MPI_Datatype datatype, bool write, MPI_Status* status);
-int independent_access(const char* function, MPI_File fh, Where where, void* buf, int count, MPI_Datatype datatype,
+int independent_access(const char* function, MPI_File fh, Where where, void* buf, MPI_Count count, MPI_Datatype datatype,
                        bool write, MPI_Status* status);
-int collective_access(const char* function, MPI_File fh, Where where, void* buf, int count, MPI_Datatype datatype,
+int collective_access(const char* function, MPI_File fh, Where where, void* buf, MPI_Count count, MPI_Datatype datatype,
                       bool write, MPI_Status* status);
 // Collective access in rank order from the shared file pointer, which ends
 // past all of it (shared.cpp).
-int ordered_access(const char* function, MPI_File fh, Where where, void* buf, int count, MPI_Datatype datatype,
+int ordered_access(const char* function, MPI_File fh, Where where, void* buf, MPI_Count count, MPI_Datatype datatype,
                    bool write, MPI_Status* status);
 // The non-blocking forms: `run` does the access now and `request` is one
 // done at once (the standard lets an operation complete before its start
 // call returns).
-int access_now(AccessFunction run, const char* function, MPI_File fh, Where where, void* buf, int count,
+int access_now(AccessFunction run, const char* function, MPI_File fh, Where where, void* buf, MPI_Count count,
                MPI_Datatype datatype, bool write, MPI_Request* request);
 
 // The checks every data access makes: count, datatype (committed), buffer,
 // and the access mode; sets `type`. `write` says which way data goes.
-int check_access(const char* function, File& file, const void* buf, int count, MPI_Datatype datatype, bool write,
+int check_access(const char* function, File& file, const void* buf, MPI_Count count, MPI_Datatype datatype, bool write,
                  std::shared_ptr<const DerivedType>& type);
 // Moves `segments` (ascending in the file) between the file and `data` with
 // pread/pwrite, under a lock of their span in atomic mode; `done` gets the

@@ -64,15 +64,15 @@ std::size_t PackedBuffer::native_bytes(std::size_t moved) const noexcept {
   return moved / external_instance_ * type_->size;
 }
 
-int check_access(const char* function, File& file, const void* buf, int count, MPI_Datatype datatype, bool write,
+int check_access(const char* function, File& file, const void* buf, MPI_Count count, MPI_Datatype datatype, bool write,
                  std::shared_ptr<const DerivedType>& type) {
-  if (count < 0) return raise_file(&file, MPI_ERR_COUNT, function, "negative count %d", count);
+  if (count < 0) return raise_file(&file, MPI_ERR_COUNT, function, "negative count %lld", count);
   type = describe_type(datatype);
   if (type == nullptr || !type->committed) {
     return raise_file(&file, MPI_ERR_TYPE, function, "datatype %d is not a committed datatype", datatype);
   }
   if (buf == nullptr && count > 0 && type->size > 0) {
-    return raise_file(&file, MPI_ERR_BUFFER, function, "null buffer for %d elements", count);
+    return raise_file(&file, MPI_ERR_BUFFER, function, "null buffer for %lld elements", count);
   }
   const int access = file.amode & (MPI_MODE_RDONLY | MPI_MODE_WRONLY | MPI_MODE_RDWR);
   if (write && access == MPI_MODE_RDONLY) {
@@ -82,7 +82,7 @@ int check_access(const char* function, File& file, const void* buf, int count, M
     return raise_file(&file, MPI_ERR_ACCESS, function, "file %s is open write-only", file.path.c_str());
   }
   if (type->size * static_cast<std::size_t>(count) % file.view.etype_size != 0) {
-    return raise_file(&file, MPI_ERR_TYPE, function, "%d elements of datatype %d are no whole number of etypes of %zu bytes",
+    return raise_file(&file, MPI_ERR_TYPE, function, "%lld elements of datatype %d are no whole number of etypes of %zu bytes",
                       count, datatype, file.view.etype_size);
   }
   return MPI_SUCCESS;
@@ -142,7 +142,7 @@ void file_status(MPI_Status* status, std::size_t bytes) {
   if (status != MPI_STATUS_IGNORE) status->tern_bytes = static_cast<MPI_Count>(bytes);
 }
 
-int independent_access(const char* function, MPI_File fh, Where where, void* buf, int count, MPI_Datatype datatype, bool write,
+int independent_access(const char* function, MPI_File fh, Where where, void* buf, MPI_Count count, MPI_Datatype datatype, bool write,
            MPI_Status* status) {
   File* file = nullptr;
   if (const int error = find_file_checked(function, fh, file); error != MPI_SUCCESS) return error;
@@ -176,7 +176,7 @@ int independent_access(const char* function, MPI_File fh, Where where, void* buf
   return MPI_SUCCESS;
 }
 
-int access_now(AccessFunction run, const char* function, MPI_File fh, Where where, void* buf, int count,
+int access_now(AccessFunction run, const char* function, MPI_File fh, Where where, void* buf, MPI_Count count,
                MPI_Datatype datatype, bool write, MPI_Request* request) {
   if (g_state == nullptr) return not_initialized(function);
   if (request == nullptr) return raise_file(find_file(fh), MPI_ERR_ARG, function, "null request argument");
@@ -286,6 +286,43 @@ int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
   return MPI_SUCCESS;
 }
 
+// The large-count (_c) forms: the same accesses with MPI_Count counts.
+int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Status* status) {
+  return independent_access("MPI_File_read_at_c", fh, at(offset), buf, count, datatype, false, status);
+}
+
+int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Status* status) {
+  return independent_access("MPI_File_write_at_c", fh, at(offset), const_cast<void*>(buf), count, datatype, true, status);
+}
+
+int PMPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+  return independent_access("MPI_File_read_c", fh, kAtPointer, buf, count, datatype, false, status);
+}
+
+int PMPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+  return independent_access("MPI_File_write_c", fh, kAtPointer, const_cast<void*>(buf), count, datatype, true, status);
+}
+
+int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Request* request) {
+  return access_now(independent_access, "MPI_File_iread_at_c", fh, at(offset), buf, count, datatype, false, request);
+}
+
+int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Request* request) {
+  return access_now(independent_access, "MPI_File_iwrite_at_c", fh, at(offset), const_cast<void*>(buf), count, datatype, true, request);
+}
+
+int PMPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+  return access_now(independent_access, "MPI_File_iread_c", fh, kAtPointer, buf, count, datatype, false, request);
+}
+
+int PMPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+  return access_now(independent_access, "MPI_File_iwrite_c", fh, kAtPointer, const_cast<void*>(buf), count, datatype, true, request);
+}
+
 #pragma weak MPI_File_read_at = PMPI_File_read_at
 #pragma weak MPI_File_write_at = PMPI_File_write_at
 #pragma weak MPI_File_read = PMPI_File_read
@@ -296,5 +333,13 @@ int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset) {
 #pragma weak MPI_File_iwrite = PMPI_File_iwrite
 #pragma weak MPI_File_seek = PMPI_File_seek
 #pragma weak MPI_File_get_position = PMPI_File_get_position
+#pragma weak MPI_File_read_at_c = PMPI_File_read_at_c
+#pragma weak MPI_File_write_at_c = PMPI_File_write_at_c
+#pragma weak MPI_File_read_c = PMPI_File_read_c
+#pragma weak MPI_File_write_c = PMPI_File_write_c
+#pragma weak MPI_File_iread_at_c = PMPI_File_iread_at_c
+#pragma weak MPI_File_iwrite_at_c = PMPI_File_iwrite_at_c
+#pragma weak MPI_File_iread_c = PMPI_File_iread_c
+#pragma weak MPI_File_iwrite_c = PMPI_File_iwrite_c
 
 }  // extern "C"

@@ -55,7 +55,7 @@ int raise_pointer_error(File& file, const char* function, int error) {
 
 // Etypes `count` elements of `datatype` cover; -1 (error raised) when the
 // arguments are refused.
-MPI_Offset etypes_of(const char* function, File& file, const void* buf, int count, MPI_Datatype datatype, bool write,
+MPI_Offset etypes_of(const char* function, File& file, const void* buf, MPI_Count count, MPI_Datatype datatype, bool write,
                      int& error) {
   std::shared_ptr<const DerivedType> type;
   error = check_access(function, file, buf, count, datatype, write, type);
@@ -64,7 +64,7 @@ MPI_Offset etypes_of(const char* function, File& file, const void* buf, int coun
 }
 
 // Independent access at the shared pointer, moved past it first.
-int shared_access(const char* function, MPI_File fh, Where, void* buf, int count, MPI_Datatype datatype, bool write,
+int shared_access(const char* function, MPI_File fh, Where, void* buf, MPI_Count count, MPI_Datatype datatype, bool write,
                   MPI_Status* status) {
   File* file = nullptr;
   if (const int error = find_file_checked(function, fh, file); error != MPI_SUCCESS) return error;
@@ -80,7 +80,7 @@ int shared_access(const char* function, MPI_File fh, Where, void* buf, int count
 
 }  // namespace
 
-int ordered_access(const char* function, MPI_File fh, Where, void* buf, int count, MPI_Datatype datatype, bool write,
+int ordered_access(const char* function, MPI_File fh, Where, void* buf, MPI_Count count, MPI_Datatype datatype, bool write,
                    MPI_Status* status) {
   File* file = nullptr;
   if (const int error = find_file_checked(function, fh, file); error != MPI_SUCCESS) return error;
@@ -227,6 +227,34 @@ int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset) {
   return MPI_SUCCESS;
 }
 
+// The large-count (_c) forms: the same accesses with MPI_Count counts.
+int PMPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+  return shared_access("MPI_File_read_shared_c", fh, kAtPointer, buf, count, datatype, false, status);
+}
+
+int PMPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+  return shared_access("MPI_File_write_shared_c", fh, kAtPointer, const_cast<void*>(buf), count, datatype, true,
+                       status);
+}
+
+int PMPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+  return access_now(shared_access, "MPI_File_iread_shared_c", fh, kAtPointer, buf, count, datatype, false, request);
+}
+
+int PMPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+  return access_now(shared_access, "MPI_File_iwrite_shared_c", fh, kAtPointer, const_cast<void*>(buf), count, datatype,
+                    true, request);
+}
+
+int PMPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+  return ordered_access("MPI_File_read_ordered_c", fh, kAtPointer, buf, count, datatype, false, status);
+}
+
+int PMPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Status* status) {
+  return ordered_access("MPI_File_write_ordered_c", fh, kAtPointer, const_cast<void*>(buf), count, datatype, true,
+                        status);
+}
+
 #pragma weak MPI_File_read_shared = PMPI_File_read_shared
 #pragma weak MPI_File_write_shared = PMPI_File_write_shared
 #pragma weak MPI_File_iread_shared = PMPI_File_iread_shared
@@ -235,5 +263,11 @@ int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset) {
 #pragma weak MPI_File_write_ordered = PMPI_File_write_ordered
 #pragma weak MPI_File_seek_shared = PMPI_File_seek_shared
 #pragma weak MPI_File_get_position_shared = PMPI_File_get_position_shared
+#pragma weak MPI_File_read_shared_c = PMPI_File_read_shared_c
+#pragma weak MPI_File_write_shared_c = PMPI_File_write_shared_c
+#pragma weak MPI_File_iread_shared_c = PMPI_File_iread_shared_c
+#pragma weak MPI_File_iwrite_shared_c = PMPI_File_iwrite_shared_c
+#pragma weak MPI_File_read_ordered_c = PMPI_File_read_ordered_c
+#pragma weak MPI_File_write_ordered_c = PMPI_File_write_ordered_c
 
 }  // extern "C"

@@ -10,7 +10,7 @@
 namespace tern::mpi {
 namespace {
 
-int split_begin(AccessFunction run, const char* function, MPI_File fh, Where where, void* buf, int count,
+int split_begin(AccessFunction run, const char* function, MPI_File fh, Where where, void* buf, MPI_Count count,
                 MPI_Datatype datatype, bool write) {
   File* file = nullptr;
   if (const int error = find_file_checked(function, fh, file); error != MPI_SUCCESS) return error;
@@ -110,6 +110,53 @@ int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int
                     datatype, true, request);
 }
 
+// The large-count (_c) forms: the same accesses with MPI_Count counts.
+int PMPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) {
+  return split_begin(collective_access, "MPI_File_read_all_begin_c", fh, kAtPointer, buf, count, datatype, false);
+}
+
+int PMPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) {
+  return split_begin(collective_access, "MPI_File_write_all_begin_c", fh, kAtPointer, const_cast<void*>(buf), count, datatype, true);
+}
+
+int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype) {
+  return split_begin(collective_access, "MPI_File_read_at_all_begin_c", fh, at(offset), buf, count, datatype, false);
+}
+
+int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype) {
+  return split_begin(collective_access, "MPI_File_write_at_all_begin_c", fh, at(offset), const_cast<void*>(buf), count, datatype, true);
+}
+
+int PMPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) {
+  return split_begin(ordered_access, "MPI_File_read_ordered_begin_c", fh, kAtPointer, buf, count, datatype, false);
+}
+
+int PMPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) {
+  return split_begin(ordered_access, "MPI_File_write_ordered_begin_c", fh, kAtPointer, const_cast<void*>(buf), count,
+                     datatype, true);
+}
+
+int PMPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+  return access_now(collective_access, "MPI_File_iread_all_c", fh, kAtPointer, buf, count, datatype, false, request);
+}
+
+int PMPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Request* request) {
+  return access_now(collective_access, "MPI_File_iwrite_all_c", fh, kAtPointer, const_cast<void*>(buf), count,
+                    datatype, true, request);
+}
+
+int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count, MPI_Datatype datatype,
+                           MPI_Request* request) {
+  return access_now(collective_access, "MPI_File_iread_at_all_c", fh, at(offset), buf, count, datatype, false,
+                    request);
+}
+
+int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Request* request) {
+  return access_now(collective_access, "MPI_File_iwrite_at_all_c", fh, at(offset), const_cast<void*>(buf), count,
+                    datatype, true, request);
+}
+
 #pragma weak MPI_File_read_all_begin = PMPI_File_read_all_begin
 #pragma weak MPI_File_read_all_end = PMPI_File_read_all_end
 #pragma weak MPI_File_write_all_begin = PMPI_File_write_all_begin
@@ -126,5 +173,15 @@ int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int
 #pragma weak MPI_File_iwrite_all = PMPI_File_iwrite_all
 #pragma weak MPI_File_iread_at_all = PMPI_File_iread_at_all
 #pragma weak MPI_File_iwrite_at_all = PMPI_File_iwrite_at_all
+#pragma weak MPI_File_read_all_begin_c = PMPI_File_read_all_begin_c
+#pragma weak MPI_File_write_all_begin_c = PMPI_File_write_all_begin_c
+#pragma weak MPI_File_read_at_all_begin_c = PMPI_File_read_at_all_begin_c
+#pragma weak MPI_File_write_at_all_begin_c = PMPI_File_write_at_all_begin_c
+#pragma weak MPI_File_read_ordered_begin_c = PMPI_File_read_ordered_begin_c
+#pragma weak MPI_File_write_ordered_begin_c = PMPI_File_write_ordered_begin_c
+#pragma weak MPI_File_iread_all_c = PMPI_File_iread_all_c
+#pragma weak MPI_File_iwrite_all_c = PMPI_File_iwrite_all_c
+#pragma weak MPI_File_iread_at_all_c = PMPI_File_iread_at_all_c
+#pragma weak MPI_File_iwrite_at_all_c = PMPI_File_iwrite_at_all_c
 
 }  // extern "C"

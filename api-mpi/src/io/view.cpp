@@ -188,8 +188,11 @@ int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp) 
   return MPI_SUCCESS;
 }
 
-int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent) {
-  static constexpr const char* kFunction = "MPI_File_get_type_extent";
+}  // extern "C"
+
+namespace {
+
+int type_extent(const char* kFunction, MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent) {
   File* file = nullptr;
   if (const int error = find_file_checked(kFunction, fh, file); error != MPI_SUCCESS) return error;
   auto map = describe_type(datatype);
@@ -214,9 +217,25 @@ int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exte
   return MPI_SUCCESS;
 }
 
+}  // namespace
+
+extern "C" {
+
+int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent) {
+  return type_extent("MPI_File_get_type_extent", fh, datatype, extent);
+}
+
+int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent) {
+  MPI_Aint found = 0;
+  const int error = type_extent("MPI_File_get_type_extent_c", fh, datatype, extent != nullptr ? &found : nullptr);
+  if (error == MPI_SUCCESS) *extent = found;
+  return error;
+}
+
 #pragma weak MPI_File_set_view = PMPI_File_set_view
 #pragma weak MPI_File_get_view = PMPI_File_get_view
 #pragma weak MPI_File_get_byte_offset = PMPI_File_get_byte_offset
 #pragma weak MPI_File_get_type_extent = PMPI_File_get_type_extent
+#pragma weak MPI_File_get_type_extent_c = PMPI_File_get_type_extent_c
 
 }  // extern "C"

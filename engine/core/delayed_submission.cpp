@@ -16,19 +16,11 @@ namespace {
 // without the lock so that a bad argument still comes back from the call.
 Status check_submission(const WorkerImpl& worker, const Submission& s) {
   const char* call = s.op == Submission::Op::Send ? "tag_send" : "tag_recv";
-  if (s.op == Submission::Op::Send && TERN_UNLIKELY(!worker.owns(s.endpoint))) {
-    TERN_LOG(Error, "tag_send: unknown endpoint %p", static_cast<const void*>(s.endpoint));
-    return Status::InvalidParam;
+  if (s.op == Submission::Op::Send) {
+    if (Status status = worker.check_endpoint(call, s.endpoint); status != Status::Ok) return status;
   }
-  if (TERN_UNLIKELY(s.buffer == nullptr && s.length != 0)) {
-    TERN_LOG(Error, "%s: null buffer with length %zu", call, s.length);
-    return Status::InvalidParam;
-  }
-  if (TERN_UNLIKELY(s.length > kMaxMessageLength)) {
-    TERN_LOG(Error, "%s: length %zu exceeds the maximum message length %zu", call, s.length, kMaxMessageLength);
-    return Status::MessageTooLong;
-  }
-  return Status::Ok;
+  if (Status status = WorkerImpl::check_buffer(call, s.buffer, s.length); status != Status::Ok) return status;
+  return WorkerImpl::check_length(call, s.length);
 }
 
 }  // namespace
@@ -64,9 +56,7 @@ Status WorkerImpl::submit(Submission s, Request*& request, TagRecvInfo* info) {
   if (handle != nullptr) requests_.put(handle);
   (void)dispatch_delayed_if_any();
   Request* started = nullptr;
-  const Status status = s.op == Submission::Op::Send
-                            ? tag_send_nb(s.endpoint, s.buffer, s.length, s.tag, started, s.flags)
-                            : tag_recv_nb(s.buffer, s.length, s.tag, s.mask, started, info);
+  const Status status = start(s, started, info);
   if (!with_callback) {
     request = started;
     return status;
@@ -93,9 +83,7 @@ unsigned WorkerImpl::dispatch_delayed() {
 void WorkerImpl::dispatch(const Submission& s) {
   Request* started = nullptr;
   TagRecvInfo info{s.tag, s.length};
-  const Status status = s.op == Submission::Op::Send
-                            ? tag_send_nb(s.endpoint, s.buffer, s.length, s.tag, started, s.flags)
-                            : tag_recv_nb(s.buffer, s.length, s.tag, s.mask, started, &info);
+  const Status status = start(s, started, &info);
   if (s.request == nullptr) {
     // The caller was told InProgress, so its callback runs whatever the end.
     if (status == Status::InProgress) {

@@ -26,6 +26,7 @@
 #include "tag/offload.hpp"
 #include "tag/wire.hpp"
 #include "tern/engine/worker.hpp"
+#include "tern/runtime/log.hpp"
 #include "tern/runtime/object_pool.hpp"
 #include "transport/iface.hpp"
 #include "transport/slot_table.hpp"
@@ -171,6 +172,31 @@ class WorkerImpl {
   // A wait of the program's own that leaves progress to the thread: spins on
   // `done`, then sleeps until the thread handles events (at most 1 ms).
   void wait_delayed(bool (*done)(void*), void* arg);
+
+  // --- argument checks of the tag calls (logged as `call`), shared by the
+  // direct calls and delayed submission, which makes them without the lock.
+  [[nodiscard]] Status check_endpoint(const char* call, const Endpoint* ep) const {
+    if (TERN_LIKELY(owns(ep))) return Status::Ok;
+    TERN_LOG(Error, "%s: unknown endpoint %p", call, static_cast<const void*>(ep));
+    return Status::InvalidParam;
+  }
+  [[nodiscard]] static Status check_buffer(const char* call, const void* buffer, std::size_t length) {
+    if (TERN_LIKELY(buffer != nullptr || length == 0)) return Status::Ok;
+    TERN_LOG(Error, "%s: null buffer with length %zu", call, length);
+    return Status::InvalidParam;
+  }
+  [[nodiscard]] static Status check_length(const char* call, std::size_t length) {
+    if (TERN_LIKELY(length <= kMaxMessageLength)) return Status::Ok;
+    TERN_LOG(Error, "%s: length %zu exceeds the maximum message length %zu", call, length, kMaxMessageLength);
+    return Status::MessageTooLong;
+  }
+  // The direct call a submission stands for (tag_send_nb or tag_recv_nb).
+  [[nodiscard]] Status start(const Submission& submission, Request*& request, TagRecvInfo* info) {
+    return submission.op == Submission::Op::Send
+               ? tag_send_nb(submission.endpoint, submission.buffer, submission.length, submission.tag, request,
+                             submission.flags)
+               : tag_recv_nb(submission.buffer, submission.length, submission.tag, submission.mask, request, info);
+  }
 
   // --- send protocols (proto/tag_send.cpp)
   [[nodiscard]] Status tag_send_nb(Endpoint* ep, const void* buffer, std::size_t length, uint64_t tag,

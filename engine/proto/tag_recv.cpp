@@ -109,14 +109,8 @@ void free_unexpected(WorkerImpl& worker, Message* m) {
 Status WorkerImpl::tag_recv_nb(void* buffer, std::size_t length, uint64_t tag, uint64_t mask, Request*& request,
                                TagRecvInfo* info) {
   request = nullptr;
-  if (TERN_UNLIKELY(buffer == nullptr && length != 0)) {
-    TERN_LOG(Error, "tag_recv: null buffer with length %zu", length);
-    return Status::InvalidParam;
-  }
-  if (TERN_UNLIKELY(length > kMaxMessageLength)) {
-    TERN_LOG(Error, "tag_recv: length %zu exceeds the maximum message length %zu", length, kMaxMessageLength);
-    return Status::MessageTooLong;
-  }
+  if (Status s = check_buffer("tag_recv", buffer, length); TERN_UNLIKELY(s != Status::Ok)) return s;
+  if (Status s = check_length("tag_recv", length); TERN_UNLIKELY(s != Status::Ok)) return s;
   if (matcher_.unexpected_count() != 0) {
     if (tag::UnexpectedEntry* entry = matcher_.find_unexpected(tag, mask, true)) {
       Message* m = container_of(entry, &Message::entry);
@@ -162,10 +156,7 @@ Status WorkerImpl::tag_msg_recv_nb(void* buffer, std::size_t length, Message* m,
     TERN_LOG(Error, "tag_msg_recv: invalid message handle %p", static_cast<void*>(m));
     return Status::InvalidParam;
   }
-  if (TERN_UNLIKELY(buffer == nullptr && length != 0)) {
-    TERN_LOG(Error, "tag_msg_recv: null buffer with length %zu", length);
-    return Status::InvalidParam;
-  }
+  if (Status s = check_buffer("tag_msg_recv", buffer, length); TERN_UNLIKELY(s != Status::Ok)) return s;
   const TagRecvInfo found{m->entry.tag, m->length};
   if (TERN_UNLIKELY(m->sender != nullptr && m->sender->failure != Status::Ok && m->arrived < m->length)) {
     // The rest of it was to come from a peer that has been disconnected.

@@ -80,14 +80,8 @@ Status bcopy_status(ssize_t packed) { return packed < 0 ? static_cast<Status>(pa
 Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t length, uint64_t tag,
                                Request*& request, unsigned flags) {
   request = nullptr;
-  if (TERN_UNLIKELY(!owns(ep))) {
-    TERN_LOG(Error, "tag_send: unknown endpoint %p", static_cast<const void*>(ep));
-    return Status::InvalidParam;
-  }
-  if (TERN_UNLIKELY(buffer == nullptr && length != 0)) {
-    TERN_LOG(Error, "tag_send: null buffer with length %zu", length);
-    return Status::InvalidParam;
-  }
+  if (Status s = check_endpoint("tag_send", ep); TERN_UNLIKELY(s != Status::Ok)) return s;
+  if (Status s = check_buffer("tag_send", buffer, length); TERN_UNLIKELY(s != Status::Ok)) return s;
   ++ep->sends_posted;
   // A receive the peer's tag device holds takes the message at once (verbs:
   // the peer's HCA matches it there, or it arrives as an eager message).
@@ -101,10 +95,7 @@ Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t len
     if (TERN_LIKELY(status == Status::Ok)) return Status::Ok;
     if (status != Status::WouldBlock) return status;
   }
-  if (TERN_UNLIKELY(length > kMaxMessageLength)) {
-    TERN_LOG(Error, "tag_send: length %zu exceeds the maximum message length %zu", length, kMaxMessageLength);
-    return Status::MessageTooLong;
-  }
+  if (Status s = check_length("tag_send", length); TERN_UNLIKELY(s != Status::Ok)) return s;
   RequestImpl* r = new_request(RequestKind::Send);
   if (r == nullptr) return Status::NoMemory;
   r->endpoint = ep;

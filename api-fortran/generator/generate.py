@@ -8,6 +8,10 @@
   mpi_<family>.f90      the `mpi` module's explicit interfaces for them
   mpi_f08_<family>.f90  mpi_f08's interfaces for the same symbols, with typed
                         handles, type(MPI_Status) and an optional ierror
+  <family>_c.cpp        the MPI 4.0 large-count entry points (pmpi_send_c_f08_,
+  mpi_f08_<family>_c.f90  mpi_send_c_f08_ weak) and mpi_f08's specific
+                        procedures for them (MPI_Send_c_f08), from the C
+                        prototypes of api-mpi/include/mpi_large_count.h
   mpi_f08_handles.f90   mpi_f08's handle types (type(MPI_Comm), ...) and ==, /=
   covered.txt           the C functions that have a Fortran form
 
@@ -17,8 +21,11 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from table import C_ONLY, FAMILIES  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from table import C_ONLY, FAMILIES, LARGE_COUNT_LEFT_OUT, LARGE_COUNT_PARAMS  # noqa: E402
+
+LARGE_COUNT_HEADER = os.path.join(HERE, "..", "..", "api-mpi", "include", "mpi_large_count.h")
 
 HANDLE_TYPES = ("Comm", "Datatype", "Op", "Request", "Group", "Errhandler", "Message", "Info", "File", "Win",
                 "Session")
@@ -44,6 +51,14 @@ class Function:
         self.options = entry[2] if len(entry) > 2 else {}
         self.params = [Param(p) for p in params.split(",")] if params.strip() else []
         self.result = self.options.get("function")
+        self.symbol = self.name.lower()  # the C entry point is pmpi_<symbol>_
+        self.generic = self.name  # mpi_f08's generic name is MPI_<generic>
+        self.f08_specific = None  # mpi_f08's specific procedure, when it has two
+        self.large = None  # the large-count form (a Function), when mpi_f08 has one
+
+    def f08_params(self):
+        kinds = self.options.get("f08_kinds", {})
+        return [Param(f"{p.name}:{kinds[p.name]}") if p.name in kinds else p for p in self.params]
 
 
 # --- C wrappers ---------------------------------------------------------------
@@ -54,6 +69,7 @@ C_DECL = {
     "int_array_inout": "MPI_Fint* {n}", "aint": "const MPI_Aint* {n}", "aint_out": "MPI_Aint* {n}",
     "aint_array": "const MPI_Aint* {n}", "aint_array_out": "MPI_Aint* {n}", "address_out": "void* {n}", "logical": "const MPI_Fint* {n}",
     "aint_inout": "MPI_Aint* {n}", "count": "const MPI_Count* {n}", "count_out": "MPI_Count* {n}",
+    "count_inout": "MPI_Count* {n}", "count_array": "const MPI_Count* {n}", "count_array_out": "MPI_Count* {n}",
     "offset": "const MPI_Offset* {n}", "offset_out": "MPI_Offset* {n}",
     "logical_out": "MPI_Fint* {n}", "status_out": "MPI_Fint* {n}", "status_in": "const MPI_Fint* {n}",
     "status_inout": "MPI_Fint* {n}",
@@ -123,7 +139,7 @@ def wrap_c(head, words, tail):
 
 
 def c_wrapper(f):
-    lower = f.name.lower()
+    lower = f.symbol
     before, args, after = [], [], []
     for p in f.params:
         b, a, c = c_argument(p)
@@ -142,12 +158,14 @@ def c_wrapper(f):
     aliases = [f"TERN_FORTRAN_WEAK_ALIAS({lower})"]
     if f.options.get("c_ptr_overload"):
         aliases.append(f"TERN_FORTRAN_C_PTR_ALIAS({lower})")
+    if f.large:
+        aliases.append(f"TERN_FORTRAN_F08_ALIAS({lower})")
     return "\n".join([*head, *body, "}", *aliases, ""])
 
 
-def c_file(family, functions):
+def c_file(family, functions, what="Fortran entry points"):
     generated = [c_wrapper(f) for f in functions if not f.options.get("handwritten")]
-    return "\n".join([f"// {HEADER}", f"// The {family} family's Fortran entry points.",
+    return "\n".join([f"// {HEADER}", f"// The {family} family's {what}.",
                       '#include "fortran_support.hpp"', "", "#include <string>", "#include <vector>", "",
                       'extern "C" {', "",
                       *generated, '}  // extern "C"', ""])
@@ -169,6 +187,9 @@ def fortran_declaration(p, form):
         "address_out": "integer(kind=MPI_ADDRESS_KIND), intent(out) :: {n}",
         "count": "integer(kind=MPI_COUNT_KIND), intent(in) :: {n}",
         "count_out": "integer(kind=MPI_COUNT_KIND), intent(out) :: {n}",
+        "count_inout": "integer(kind=MPI_COUNT_KIND), intent(inout) :: {n}",
+        "count_array": "integer(kind=MPI_COUNT_KIND), intent(in) :: {n}(*)",
+        "count_array_out": "integer(kind=MPI_COUNT_KIND), intent(out) :: {n}(*)",
         "offset": "integer(kind=MPI_OFFSET_KIND), intent(in) :: {n}",
         "offset_out": "integer(kind=MPI_OFFSET_KIND), intent(out) :: {n}",
         "logical": "logical, intent(in) :: {n}", "logical_out": "logical, intent(out) :: {n}",
@@ -238,8 +259,8 @@ def interface_body(f, form, c_ptr=False):
         if not f.options.get("no_ierror"):
             names.append("ierror")
         specific = f"MPI_{f.name}"
-        if form == "f08" and f.options.get("f08_symbol"):
-            specific = f.options["f08_symbol"]
+        if form == "f08" and f.f08_specific:
+            specific = f.f08_specific
         if c_ptr:
             specific += "_cptr"
         lines = wrap(f"{pad}subroutine {specific}(", names, ")", 4)
@@ -247,10 +268,7 @@ def interface_body(f, form, c_ptr=False):
     lines += [f"{pad}  import", f"{pad}  implicit none"]
     if f.result:
         lines.append(f"{pad}  {result_type} :: MPI_{f.name}")
-    f08_kinds = f.options.get("f08_kinds", {}) if form == "f08" else {}
-    for p in f.params:
-        if p.name in f08_kinds:
-            p = Param(f"{p.name}:{f08_kinds[p.name]}")
+    for p in (f.f08_params() if form == "f08" else f.params):
         declaration = fortran_declaration(p, form)
         if c_ptr and p.kind == "address_out":
             declaration = fortran_declaration(p, "f08")
@@ -262,12 +280,20 @@ def interface_body(f, form, c_ptr=False):
     return lines
 
 
+F08_USES = ["  use, intrinsic :: iso_c_binding, only: c_ptr", "  use tern_mpi_f08_types",
+            "  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND"]
+
+
+def generic_interface(f, form):
+    """A generic interface block MPI_<generic> with f's one specific."""
+    return ["", f"  interface MPI_{f.generic}", *interface_body(f, form), f"  end interface MPI_{f.generic}"]
+
+
 def fortran_file(family, functions, form):
     functions = [f for f in functions if not (form == "f08" and f.options.get("mpi_only"))]
     if form == "f08":
         module = f"tern_mpi_f08_{family}"
-        uses = ["  use, intrinsic :: iso_c_binding, only: c_ptr",
-                "  use tern_mpi_f08_types", "  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND"]
+        uses = F08_USES
         what = "mpi_f08"
     else:
         module = f"tern_mpi_{family}"
@@ -277,23 +303,141 @@ def fortran_file(family, functions, form):
         what = "mpi"
     public = wrap("  public :: ", [f"MPI_{f.name}" for f in functions], "", 2)
     lines = [f"! {HEADER}", f"! The {family} family's interfaces for the {what} module.", f"module {module}",
-             *uses, "  implicit none", "  private", *public, "", "  interface"]
-    # A binding whose mpi_f08 form has its own C symbol is a generic name over
-    # it; one that `use mpi` overloads for a type(c_ptr) a generic name over both.
-    renamed = [f for f in functions if form == "f08" and f.options.get("f08_symbol")]
+             *uses, "  implicit none", "  private", *public]
+    # A binding with a large-count form is, in mpi_f08, a generic name over
+    # MPI_<name>_f08 here and MPI_<name>_c_f08 in the family's _c module; one
+    # that `use mpi` overloads for a type(c_ptr) a generic name over both.
+    renamed = [f for f in functions if form == "f08" and f.f08_specific]
     overloaded = [f for f in functions if form == "mpi" and f.options.get("c_ptr_overload")]
-    for f in functions:
-        if f not in renamed + overloaded:
+    plain = [f for f in functions if f not in renamed + overloaded]
+    if plain:
+        lines += ["", "  interface"]
+        for f in plain:
             lines += interface_body(f, form)
             lines.append("")
-    lines[-1:] = ["  end interface"]
+        lines[-1:] = ["  end interface"]
     for f in renamed:
-        lines += ["", f"  interface MPI_{f.name}", *interface_body(f, form), f"  end interface MPI_{f.name}"]
+        lines += generic_interface(f, form)
     for f in overloaded:
         lines += ["", f"  interface MPI_{f.name}", *interface_body(f, form), "",
                   *interface_body(f, form, c_ptr=True), f"  end interface MPI_{f.name}"]
     lines += [f"end module {module}", ""]
     return "\n".join(lines)
+
+
+def large_count_file(family, functions):
+    """mpi_f08's large-count specifics: each extends the generic MPI_<name> of
+    the family's module, whose other specific takes default integers."""
+    module = f"tern_mpi_f08_{family}_c"
+    public = wrap("  public :: ", [f"MPI_{f.generic}" for f in functions], "", 2)
+    lines = [f"! {HEADER}", f"! The {family} family's large-count (MPI_COUNT_KIND) forms for the mpi_f08 module.",
+             f"module {module}", *F08_USES, "  implicit none", "  private", *public]
+    for f in functions:
+        lines += generic_interface(f, "f08")
+    lines += [f"end module {module}", ""]
+    return "\n".join(lines)
+
+
+# --- Large-count forms ------------------------------------------------------------
+
+def large_count_prototypes():
+    """{name: [its C parameters]} for each MPI_<name>_c of mpi_large_count.h."""
+    with open(LARGE_COUNT_HEADER) as f:
+        text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+    return {m.group(1): [" ".join(d.split()) for d in m.group(2).split(",")]
+            for m in re.finditer(r"TERN_MPI_API\(\s*int\s*,\s*(\w+)_c\s*,\s*\((.*?)\)\)", text, re.S)}
+
+
+INTEGER_KINDS = ("int", "int_out", "int_inout", "int_array", "int_array_out", "aint", "aint_out", "aint_inout",
+                 "aint_array", "aint_array_out", "count", "count_out")
+WIDENED = {"MPI_Count": "count", "MPI_Aint": "aint"}
+
+
+def widened(name, p, declaration):
+    """The int form's parameter p as the _c form takes it, given the _c
+    form's C parameter in the same place."""
+    match = re.fullmatch(r"(const )?(\w+) ?(\*?) ?\w+(\[\])?", declaration)
+    if not match:
+        sys.exit(f"generate.py: cannot read MPI_{name}_c's parameter '{declaration}'")
+    const, c_type, pointer, array = match.groups()
+    if c_type not in WIDENED:
+        return p
+    if p.handle or p.kind not in INTEGER_KINDS:
+        sys.exit(f"generate.py: MPI_{name}_c's '{declaration}' is not an integer in table.py ({p.name}:{p.kind})")
+    base = WIDENED[c_type]
+    if array:
+        kind = base + ("_array" if const else "_array_out")
+    elif pointer:
+        kind = base + ("_inout" if p.kind.endswith("_inout") else "_out")
+    else:
+        kind = base
+    return Param(f"{p.name}:{kind}")
+
+
+def fortran_tkr(p):
+    """What tells dummy arguments apart in a generic: type, kind and rank.
+    None for a choice buffer (any actual argument) and for procedures (whose
+    interfaces do not count). MPI_ADDRESS_KIND, MPI_COUNT_KIND and
+    MPI_OFFSET_KIND are one kind (8 bytes)."""
+    if p.kind == "choice" or p.kind.endswith("_fn") or p.kind == "user_function":
+        return None
+    rank = 1 if "array" in p.kind or p.kind.startswith("weights") else 0
+    if p.handle:
+        return (p.handle, rank)
+    base = p.kind.split("_")[0]
+    if base in ("aint", "count", "offset"):
+        return ("integer8", rank)
+    if base in ("int", "index", "weights"):
+        return ("integer", rank)
+    return (base, rank)
+
+
+def distinguishable(a, b):
+    """Whether a call resolves to exactly one of two specifics whose
+    arguments are all required (ierror aside): some argument of the same name
+    and place differs in type, kind or rank."""
+    return any(i < len(b) and p.name == b[i].name and fortran_tkr(p) and fortran_tkr(b[i])
+               and fortran_tkr(p) != fortran_tkr(b[i]) for i, p in enumerate(a))
+
+
+def add_large_count_forms(families):
+    """Gives each function with an MPI_<name>_c its large-count form (f.large)."""
+    prototypes = large_count_prototypes()
+    by_name = {f.name: f for functions in families.values() for f in functions}
+    for name in sorted(set(prototypes) - set(by_name)):
+        sys.exit(f"generate.py: MPI_{name}_c has no int form in table.py")
+    for name in sorted(set(LARGE_COUNT_LEFT_OUT) - set(prototypes)):
+        sys.exit(f"generate.py: table.py leaves out MPI_{name}_c, which mpi_large_count.h does not declare")
+    for name, declarations in prototypes.items():
+        f = by_name[name]
+        if name in LARGE_COUNT_PARAMS:
+            large = Function((name + "_c", LARGE_COUNT_PARAMS[name]))
+        else:
+            params = f.f08_params()
+            if len(params) != len(declarations):
+                sys.exit(f"generate.py: MPI_{name}_c's parameters are not MPI_{name}'s: give them in "
+                         "LARGE_COUNT_PARAMS")
+            large = Function((name + "_c", ""))
+            large.params = [widened(name, p, d) for p, d in zip(params, declarations)]
+        apart = distinguishable(f.f08_params(), large.params)
+        if name in LARGE_COUNT_LEFT_OUT:
+            if apart:
+                sys.exit(f"generate.py: MPI_{name}_c is left out in table.py, yet its arguments tell it apart")
+            continue
+        if not apart:
+            sys.exit(f"generate.py: MPI_{name}_c cannot be told apart from MPI_{name} in a generic: "
+                     "list it in LARGE_COUNT_LEFT_OUT")
+        if f.options.get("mpi_only") or f.result or (f.options.get("handwritten")
+                                                     and not f.options.get("f08_handwritten")):
+            sys.exit(f"generate.py: MPI_{name} has a large-count form, which its options do not allow")
+        large.symbol = f"{f.symbol}_c_f08"
+        large.generic = name
+        large.f08_specific = f"MPI_{name}_c_f08"
+        f.f08_specific = f"MPI_{name}_f08"
+        f.large = large
+    for f in by_name.values():
+        if f.options.get("f08_handwritten") and not f.large:
+            sys.exit(f"generate.py: MPI_{f.name}'s f08_handwritten entry point is named for its large-count form")
 
 
 def handles_file():
@@ -323,12 +467,17 @@ def main():
         os.path.dirname(os.path.abspath(__file__)), "..", "src", "generated")
     os.makedirs(out, exist_ok=True)
     covered = []
-    for family, entries in FAMILIES.items():
-        functions = [Function(e) for e in entries]
+    families = {family: [Function(e) for e in entries] for family, entries in FAMILIES.items()}
+    add_large_count_forms(families)
+    for family, functions in families.items():
         covered += [f.name for f in functions if not f.options.get("fortran_only")]
         outputs = {f"{family}.cpp": c_file(family, functions),
                    f"mpi_{family}.f90": fortran_file(family, functions, "mpi"),
                    f"mpi_f08_{family}.f90": fortran_file(family, functions, "f08")}
+        large = [f.large for f in functions if f.large]
+        if large:
+            outputs[f"{family}_c.cpp"] = c_file(family, large, "large-count entry points, for mpi_f08")
+            outputs[f"mpi_f08_{family}_c.f90"] = large_count_file(family, large)
         for name, text in outputs.items():
             if text.count("\n") > 800:
                 sys.exit(f"generate.py: {name} would have more than 800 lines: split the {family} family")

@@ -11,11 +11,20 @@ place. Options:
   no_ierror    a subroutine without ierror (MPI_PCONTROL)
   fortran_only no C function of that name (not in covered.txt)
   mpi_only     no mpi_f08 form (removed from the standard before Fortran 2008)
-  f08_symbol=S mpi_f08's form calls the C symbol S_ (for arguments whose
-               Fortran 2008 type means something else than the old form's)
+  f08_handwritten  mpi_f08's form calls its own C entry point, pmpi_<name>_f08_
+               in src/ (for arguments whose Fortran 2008 type means something
+               else than the old form's)
   f08_kinds    {parameter: kind} where mpi_f08's form differs
   c_ptr_overload  `use mpi` also takes a TYPE(C_PTR) for the address_out
                argument (MPI_<name>_cptr, the same entry point)
+
+The MPI 4.0 large-count forms come from the C prototypes of
+api-mpi/include/mpi_large_count.h (generate.py reads them): each MPI_<name>_c
+there gives mpi_f08's generic MPI_<name> a second specific procedure,
+MPI_<name>_c_f08, beside MPI_<name>_f08, whose parameters are the entry's
+with every one that C widens to MPI_Count or MPI_Aint widened in Fortran to
+INTEGER(KIND=MPI_COUNT_KIND) or INTEGER(KIND=MPI_ADDRESS_KIND) (arrays
+included). mpif.h and `use mpi` have no large-count forms.
 """
 
 BUFFER_SEND = "buf:choice, count:int, datatype:Datatype, dest:int, tag:int, comm:Comm"
@@ -197,7 +206,7 @@ FAMILIES = {
                               "recvtag:int, comm:Comm, request:Request_out"),
         ("Buffer_attach", "buffer:choice, size:int"),
         ("Buffer_detach", "buffer_addr:choice, size:int_out",
-         {"handwritten": True, "f08_symbol": "tern_mpi_f08_buffer_detach", "f08_kinds": {"buffer_addr": "address_out"}}),
+         {"handwritten": True, "f08_handwritten": True, "f08_kinds": {"buffer_addr": "address_out"}}),
     ],
     "request": [
         ("Wait", "request:Request_inout, status:status_out"),
@@ -485,6 +494,30 @@ FAMILIES = {
         ("Status_set_elements_x", "status:status_inout, datatype:Datatype, count:count"),
         ("Status_set_cancelled", "status:status_inout, flag:logical"),
     ],
+}
+
+# Large-count forms whose parameters are not the int form's with wider kinds,
+# one for one: the _c form's own parameter list.
+LARGE_COUNT_PARAMS = {
+    "Type_get_envelope": "datatype:Datatype, num_integers:count_out, num_addresses:count_out, "
+                         "num_large_counts:count_out, num_datatypes:count_out, combiner:int_out",
+    "Type_get_contents": "datatype:Datatype, max_integers:count, max_addresses:count, max_large_counts:count, "
+                         "max_datatypes:count, array_of_integers:int_array_out, array_of_addresses:aint_array_out, "
+                         "array_of_large_counts:count_array_out, array_of_datatypes:Datatype_array_out",
+}
+
+# Large-count forms mpi_f08 cannot have: a generic's two specifics must differ
+# in the type, kind or rank of an argument the call cannot leave out, and
+# these differ only where MPI_COUNT_KIND and MPI_ADDRESS_KIND are the same
+# kind (8 bytes, as on every platform Tern builds for) or in a procedure
+# argument's interface, which does not tell specifics apart. generate.py
+# checks that each is indeed indistinguishable.
+LARGE_COUNT_LEFT_OUT = {
+    "Type_get_extent": "lb and extent: MPI_Aint in the int form, MPI_Count in the _c form",
+    "Type_get_true_extent": "true_lb and true_extent: MPI_Aint in the int form, MPI_Count in the _c form",
+    "Type_create_resized": "lb and extent: MPI_Aint in the int form, MPI_Count in the _c form",
+    "File_get_type_extent": "extent: MPI_Aint in the int form, MPI_Count in the _c form",
+    "Op_create": "user_fn: MPI_User_function or MPI_User_function_c, a procedure argument",
 }
 
 # C functions with no Fortran form: the handle conversions are C's own.

@@ -37,6 +37,14 @@ extern MPI_Fint tern_mpi_weights_empty_[];
   decltype(pmpi_##name##_) pmpi_##name##_cptr_ __attribute__((alias("pmpi_" #name "_"))); \
   decltype(pmpi_##name##_) mpi_##name##_cptr_ __attribute__((weak, alias("pmpi_" #name "_cptr_")));
 
+// mpi_f08's generic MPI_<name> of a call with a large-count form has two
+// specific procedures, MPI_<name>_f08 and MPI_<name>_c_f08, each its own
+// external name: the first is another name of the int form's entry point,
+// with its own weak mpi_<name>_f08_.
+#define TERN_FORTRAN_F08_ALIAS(name)                                                    \
+  decltype(pmpi_##name##_) pmpi_##name##_f08_ __attribute__((alias("pmpi_" #name "_"))); \
+  decltype(pmpi_##name##_) mpi_##name##_f08_ __attribute__((weak, alias("pmpi_" #name "_f08_")));
+
 namespace tern::fortran {
 
 // A Fortran status is MPI_STATUS_SIZE integers holding a C MPI_Status's bytes.

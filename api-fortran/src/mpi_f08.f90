@@ -17,6 +17,14 @@ module mpi_f08
   use tern_mpi_f08_neighbor
   use tern_mpi_f08_win
   use tern_mpi_f08_session
+  ! The large-count specifics of the generics above (MPI_Send_c_f08, ...).
+  use tern_mpi_f08_p2p_c
+  use tern_mpi_f08_coll_c
+  use tern_mpi_f08_coll_requests_c
+  use tern_mpi_f08_datatype_c
+  use tern_mpi_f08_io_c
+  use tern_mpi_f08_neighbor_c
+  use tern_mpi_f08_win_c
   implicit none
   public
 

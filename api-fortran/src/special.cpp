@@ -80,9 +80,11 @@ void pmpi_buffer_detach_(void* buffer_addr, MPI_Fint* size, MPI_Fint* ierror) {
 }
 TERN_FORTRAN_WEAK_ALIAS(buffer_detach)
 
-void tern_mpi_f08_buffer_detach_(void** buffer_addr, MPI_Fint* size, MPI_Fint* ierror) {
+// mpi_f08's MPI_Buffer_detach_f08 gives the address, a TYPE(C_PTR).
+void pmpi_buffer_detach_f08_(void** buffer_addr, MPI_Fint* size, MPI_Fint* ierror) {
   tern::fortran::set_error(ierror, PMPI_Buffer_detach(buffer_addr, size));
 }
+TERN_FORTRAN_WEAK_ALIAS(buffer_detach_f08)
 
 // MPI-1's MPI_TYPE_HVECTOR and MPI_TYPE_HINDEXED take default integers for
 // byte displacements.

@@ -19,6 +19,7 @@ void pmpi_bcast_(void* buffer, const MPI_Fint* count, const MPI_Fint* datatype, 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(bcast)
+TERN_FORTRAN_F08_ALIAS(bcast)
 
 void pmpi_reduce_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype,
                   const MPI_Fint* op, const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* ierror) {
@@ -26,6 +27,7 @@ void pmpi_reduce_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(reduce)
+TERN_FORTRAN_F08_ALIAS(reduce)
 
 void pmpi_allreduce_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype,
                      const MPI_Fint* op, const MPI_Fint* comm, MPI_Fint* ierror) {
@@ -33,6 +35,7 @@ void pmpi_allreduce_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(allreduce)
+TERN_FORTRAN_F08_ALIAS(allreduce)
 
 void pmpi_reduce_scatter_block_(void* sendbuf, void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* datatype,
                                 const MPI_Fint* op, const MPI_Fint* comm, MPI_Fint* ierror) {
@@ -40,6 +43,7 @@ void pmpi_reduce_scatter_block_(void* sendbuf, void* recvbuf, const MPI_Fint* re
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(reduce_scatter_block)
+TERN_FORTRAN_F08_ALIAS(reduce_scatter_block)
 
 void pmpi_gather_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                   const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
@@ -48,6 +52,7 @@ void pmpi_gather_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* send
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(gather)
+TERN_FORTRAN_F08_ALIAS(gather)
 
 void pmpi_scatter_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                    const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
@@ -56,6 +61,7 @@ void pmpi_scatter_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sen
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(scatter)
+TERN_FORTRAN_F08_ALIAS(scatter)
 
 void pmpi_allgather_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                      const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierror) {
@@ -63,6 +69,7 @@ void pmpi_allgather_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* s
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(allgather)
+TERN_FORTRAN_F08_ALIAS(allgather)
 
 void pmpi_alltoall_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                     const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierror) {
@@ -70,6 +77,7 @@ void pmpi_alltoall_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* se
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(alltoall)
+TERN_FORTRAN_F08_ALIAS(alltoall)
 
 void pmpi_gatherv_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                    const MPI_Fint* recvcounts, const MPI_Fint* displs, const MPI_Fint* recvtype,
@@ -78,6 +86,7 @@ void pmpi_gatherv_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sen
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(gatherv)
+TERN_FORTRAN_F08_ALIAS(gatherv)
 
 void pmpi_scatterv_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* displs, const MPI_Fint* sendtype,
                     void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* root,
@@ -86,6 +95,7 @@ void pmpi_scatterv_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* d
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(scatterv)
+TERN_FORTRAN_F08_ALIAS(scatterv)
 
 void pmpi_allgatherv_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                       const MPI_Fint* recvcounts, const MPI_Fint* displs, const MPI_Fint* recvtype,
@@ -94,6 +104,7 @@ void pmpi_allgatherv_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(allgatherv)
+TERN_FORTRAN_F08_ALIAS(allgatherv)
 
 void pmpi_alltoallv_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls, const MPI_Fint* sendtype,
                      void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* rdispls, const MPI_Fint* recvtype,
@@ -102,6 +113,7 @@ void pmpi_alltoallv_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(alltoallv)
+TERN_FORTRAN_F08_ALIAS(alltoallv)
 
 void pmpi_alltoallw_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls, const MPI_Fint* sendtypes,
                      void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* rdispls, const MPI_Fint* recvtypes,
@@ -110,6 +122,7 @@ void pmpi_alltoallw_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(alltoallw)
+TERN_FORTRAN_F08_ALIAS(alltoallw)
 
 void pmpi_reduce_scatter_(void* sendbuf, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* datatype,
                           const MPI_Fint* op, const MPI_Fint* comm, MPI_Fint* ierror) {
@@ -117,6 +130,7 @@ void pmpi_reduce_scatter_(void* sendbuf, void* recvbuf, const MPI_Fint* recvcoun
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(reduce_scatter)
+TERN_FORTRAN_F08_ALIAS(reduce_scatter)
 
 void pmpi_scan_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* op,
                 const MPI_Fint* comm, MPI_Fint* ierror) {
@@ -124,6 +138,7 @@ void pmpi_scan_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_F
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(scan)
+TERN_FORTRAN_F08_ALIAS(scan)
 
 void pmpi_exscan_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype,
                   const MPI_Fint* op, const MPI_Fint* comm, MPI_Fint* ierror) {
@@ -131,6 +146,7 @@ void pmpi_exscan_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(exscan)
+TERN_FORTRAN_F08_ALIAS(exscan)
 
 void pmpi_reduce_local_(void* inbuf, void* inoutbuf, const MPI_Fint* count, const MPI_Fint* datatype,
                         const MPI_Fint* op, MPI_Fint* ierror) {
@@ -138,5 +154,6 @@ void pmpi_reduce_local_(void* inbuf, void* inoutbuf, const MPI_Fint* count, cons
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(reduce_local)
+TERN_FORTRAN_F08_ALIAS(reduce_local)
 
 }  // extern "C"

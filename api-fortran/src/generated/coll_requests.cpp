@@ -19,6 +19,7 @@ void pmpi_ibcast_(void* buffer, const MPI_Fint* count, const MPI_Fint* datatype,
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(ibcast)
+TERN_FORTRAN_F08_ALIAS(ibcast)
 
 void pmpi_ireduce_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype,
                    const MPI_Fint* op, const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* request,
@@ -27,6 +28,7 @@ void pmpi_ireduce_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MP
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(ireduce)
+TERN_FORTRAN_F08_ALIAS(ireduce)
 
 void pmpi_iallreduce_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype,
                       const MPI_Fint* op, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
@@ -34,6 +36,7 @@ void pmpi_iallreduce_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(iallreduce)
+TERN_FORTRAN_F08_ALIAS(iallreduce)
 
 void pmpi_ireduce_scatter_block_(void* sendbuf, void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* datatype,
                                  const MPI_Fint* op, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
@@ -41,6 +44,7 @@ void pmpi_ireduce_scatter_block_(void* sendbuf, void* recvbuf, const MPI_Fint* r
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(ireduce_scatter_block)
+TERN_FORTRAN_F08_ALIAS(ireduce_scatter_block)
 
 void pmpi_igather_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                    const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
@@ -49,6 +53,7 @@ void pmpi_igather_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sen
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(igather)
+TERN_FORTRAN_F08_ALIAS(igather)
 
 void pmpi_iscatter_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                     const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* root,
@@ -57,6 +62,7 @@ void pmpi_iscatter_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* se
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(iscatter)
+TERN_FORTRAN_F08_ALIAS(iscatter)
 
 void pmpi_iallgather_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                       const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* request,
@@ -65,6 +71,7 @@ void pmpi_iallgather_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(iallgather)
+TERN_FORTRAN_F08_ALIAS(iallgather)
 
 void pmpi_ialltoall_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                      const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* request,
@@ -73,6 +80,7 @@ void pmpi_ialltoall_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* s
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(ialltoall)
+TERN_FORTRAN_F08_ALIAS(ialltoall)
 
 void pmpi_igatherv_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                     const MPI_Fint* recvcounts, const MPI_Fint* displs, const MPI_Fint* recvtype,
@@ -81,6 +89,7 @@ void pmpi_igatherv_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* se
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(igatherv)
+TERN_FORTRAN_F08_ALIAS(igatherv)
 
 void pmpi_iscatterv_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* displs, const MPI_Fint* sendtype,
                      void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* root,
@@ -89,6 +98,7 @@ void pmpi_iscatterv_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(iscatterv)
+TERN_FORTRAN_F08_ALIAS(iscatterv)
 
 void pmpi_iallgatherv_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                        const MPI_Fint* recvcounts, const MPI_Fint* displs, const MPI_Fint* recvtype,
@@ -97,6 +107,7 @@ void pmpi_iallgatherv_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint*
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(iallgatherv)
+TERN_FORTRAN_F08_ALIAS(iallgatherv)
 
 void pmpi_ialltoallv_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls, const MPI_Fint* sendtype,
                       void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* rdispls, const MPI_Fint* recvtype,
@@ -105,6 +116,7 @@ void pmpi_ialltoallv_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint*
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(ialltoallv)
+TERN_FORTRAN_F08_ALIAS(ialltoallv)
 
 void pmpi_ialltoallw_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls,
                       const MPI_Fint* sendtypes, void* recvbuf, const MPI_Fint* recvcounts,
@@ -114,6 +126,7 @@ void pmpi_ialltoallw_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint*
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(ialltoallw)
+TERN_FORTRAN_F08_ALIAS(ialltoallw)
 
 void pmpi_ireduce_scatter_(void* sendbuf, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* datatype,
                            const MPI_Fint* op, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
@@ -121,6 +134,7 @@ void pmpi_ireduce_scatter_(void* sendbuf, void* recvbuf, const MPI_Fint* recvcou
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(ireduce_scatter)
+TERN_FORTRAN_F08_ALIAS(ireduce_scatter)
 
 void pmpi_iscan_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* op,
                  const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
@@ -128,6 +142,7 @@ void pmpi_iscan_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(iscan)
+TERN_FORTRAN_F08_ALIAS(iscan)
 
 void pmpi_iexscan_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype,
                    const MPI_Fint* op, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
@@ -135,6 +150,7 @@ void pmpi_iexscan_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MP
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(iexscan)
+TERN_FORTRAN_F08_ALIAS(iexscan)
 
 void pmpi_barrier_init_(const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierror) {
   const int rc = PMPI_Barrier_init(*comm, *info, request);
@@ -148,6 +164,7 @@ void pmpi_bcast_init_(void* buffer, const MPI_Fint* count, const MPI_Fint* datat
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(bcast_init)
+TERN_FORTRAN_F08_ALIAS(bcast_init)
 
 void pmpi_reduce_init_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype,
                        const MPI_Fint* op, const MPI_Fint* root, const MPI_Fint* comm, const MPI_Fint* info,
@@ -156,6 +173,7 @@ void pmpi_reduce_init_(void* sendbuf, void* recvbuf, const MPI_Fint* count, cons
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(reduce_init)
+TERN_FORTRAN_F08_ALIAS(reduce_init)
 
 void pmpi_allreduce_init_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype,
                           const MPI_Fint* op, const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
@@ -164,6 +182,7 @@ void pmpi_allreduce_init_(void* sendbuf, void* recvbuf, const MPI_Fint* count, c
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(allreduce_init)
+TERN_FORTRAN_F08_ALIAS(allreduce_init)
 
 void pmpi_reduce_scatter_block_init_(void* sendbuf, void* recvbuf, const MPI_Fint* recvcount,
                                      const MPI_Fint* datatype, const MPI_Fint* op, const MPI_Fint* comm,
@@ -172,6 +191,7 @@ void pmpi_reduce_scatter_block_init_(void* sendbuf, void* recvbuf, const MPI_Fin
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(reduce_scatter_block_init)
+TERN_FORTRAN_F08_ALIAS(reduce_scatter_block_init)
 
 void pmpi_gather_init_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                        const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* root,
@@ -180,6 +200,7 @@ void pmpi_gather_init_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint*
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(gather_init)
+TERN_FORTRAN_F08_ALIAS(gather_init)
 
 void pmpi_scatter_init_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                         const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* root,
@@ -188,6 +209,7 @@ void pmpi_scatter_init_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(scatter_init)
+TERN_FORTRAN_F08_ALIAS(scatter_init)
 
 void pmpi_allgather_init_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                           const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* comm,
@@ -196,6 +218,7 @@ void pmpi_allgather_init_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fi
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(allgather_init)
+TERN_FORTRAN_F08_ALIAS(allgather_init)
 
 void pmpi_alltoall_init_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                          const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* comm,
@@ -204,6 +227,7 @@ void pmpi_alltoall_init_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fin
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(alltoall_init)
+TERN_FORTRAN_F08_ALIAS(alltoall_init)
 
 void pmpi_gatherv_init_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                         const MPI_Fint* recvcounts, const MPI_Fint* displs, const MPI_Fint* recvtype,
@@ -213,6 +237,7 @@ void pmpi_gatherv_init_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(gatherv_init)
+TERN_FORTRAN_F08_ALIAS(gatherv_init)
 
 void pmpi_scatterv_init_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* displs,
                          const MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcount,
@@ -222,6 +247,7 @@ void pmpi_scatterv_init_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fi
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(scatterv_init)
+TERN_FORTRAN_F08_ALIAS(scatterv_init)
 
 void pmpi_allgatherv_init_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                            const MPI_Fint* recvcounts, const MPI_Fint* displs, const MPI_Fint* recvtype,
@@ -230,6 +256,7 @@ void pmpi_allgatherv_init_(void* sendbuf, const MPI_Fint* sendcount, const MPI_F
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(allgatherv_init)
+TERN_FORTRAN_F08_ALIAS(allgatherv_init)
 
 void pmpi_alltoallv_init_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls,
                           const MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts,
@@ -239,6 +266,7 @@ void pmpi_alltoallv_init_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_F
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(alltoallv_init)
+TERN_FORTRAN_F08_ALIAS(alltoallv_init)
 
 void pmpi_alltoallw_init_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls,
                           const MPI_Fint* sendtypes, void* recvbuf, const MPI_Fint* recvcounts,
@@ -248,6 +276,7 @@ void pmpi_alltoallw_init_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_F
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(alltoallw_init)
+TERN_FORTRAN_F08_ALIAS(alltoallw_init)
 
 void pmpi_reduce_scatter_init_(void* sendbuf, void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* datatype,
                                const MPI_Fint* op, const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
@@ -256,6 +285,7 @@ void pmpi_reduce_scatter_init_(void* sendbuf, void* recvbuf, const MPI_Fint* rec
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(reduce_scatter_init)
+TERN_FORTRAN_F08_ALIAS(reduce_scatter_init)
 
 void pmpi_scan_init_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype,
                      const MPI_Fint* op, const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
@@ -264,6 +294,7 @@ void pmpi_scan_init_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(scan_init)
+TERN_FORTRAN_F08_ALIAS(scan_init)
 
 void pmpi_exscan_init_(void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* datatype,
                        const MPI_Fint* op, const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
@@ -272,5 +303,6 @@ void pmpi_exscan_init_(void* sendbuf, void* recvbuf, const MPI_Fint* count, cons
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(exscan_init)
+TERN_FORTRAN_F08_ALIAS(exscan_init)
 
 }  // extern "C"

@@ -12,12 +12,14 @@ void pmpi_type_size_(const MPI_Fint* datatype, MPI_Fint* size, MPI_Fint* ierror)
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(type_size)
+TERN_FORTRAN_F08_ALIAS(type_size)
 
 void pmpi_type_contiguous_(const MPI_Fint* count, const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
   const int rc = PMPI_Type_contiguous(*count, *oldtype, newtype);
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(type_contiguous)
+TERN_FORTRAN_F08_ALIAS(type_contiguous)
 
 void pmpi_type_vector_(const MPI_Fint* count, const MPI_Fint* blocklength, const MPI_Fint* stride,
                        const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
@@ -25,6 +27,7 @@ void pmpi_type_vector_(const MPI_Fint* count, const MPI_Fint* blocklength, const
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(type_vector)
+TERN_FORTRAN_F08_ALIAS(type_vector)
 
 void pmpi_type_create_hvector_(const MPI_Fint* count, const MPI_Fint* blocklength, const MPI_Aint* stride,
                                const MPI_Fint* oldtype, MPI_Fint* newtype, MPI_Fint* ierror) {
@@ -32,6 +35,7 @@ void pmpi_type_create_hvector_(const MPI_Fint* count, const MPI_Fint* blocklengt
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(type_create_hvector)
+TERN_FORTRAN_F08_ALIAS(type_create_hvector)
 
 void pmpi_type_indexed_(const MPI_Fint* count, const MPI_Fint* array_of_blocklengths,
                         const MPI_Fint* array_of_displacements, const MPI_Fint* oldtype, MPI_Fint* newtype,
@@ -40,6 +44,7 @@ void pmpi_type_indexed_(const MPI_Fint* count, const MPI_Fint* array_of_blocklen
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(type_indexed)
+TERN_FORTRAN_F08_ALIAS(type_indexed)
 
 void pmpi_type_create_hindexed_(const MPI_Fint* count, const MPI_Fint* array_of_blocklengths,
                                 const MPI_Aint* array_of_displacements, const MPI_Fint* oldtype, MPI_Fint* newtype,
@@ -48,6 +53,7 @@ void pmpi_type_create_hindexed_(const MPI_Fint* count, const MPI_Fint* array_of_
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(type_create_hindexed)
+TERN_FORTRAN_F08_ALIAS(type_create_hindexed)
 
 void pmpi_type_create_indexed_block_(const MPI_Fint* count, const MPI_Fint* blocklength,
                                      const MPI_Fint* array_of_displacements, const MPI_Fint* oldtype,
@@ -56,6 +62,7 @@ void pmpi_type_create_indexed_block_(const MPI_Fint* count, const MPI_Fint* bloc
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(type_create_indexed_block)
+TERN_FORTRAN_F08_ALIAS(type_create_indexed_block)
 
 void pmpi_type_create_hindexed_block_(const MPI_Fint* count, const MPI_Fint* blocklength,
                                       const MPI_Aint* array_of_displacements, const MPI_Fint* oldtype,
@@ -64,6 +71,7 @@ void pmpi_type_create_hindexed_block_(const MPI_Fint* count, const MPI_Fint* blo
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(type_create_hindexed_block)
+TERN_FORTRAN_F08_ALIAS(type_create_hindexed_block)
 
 void pmpi_type_create_struct_(const MPI_Fint* count, const MPI_Fint* array_of_blocklengths,
                               const MPI_Aint* array_of_displacements, const MPI_Fint* array_of_types,
@@ -72,6 +80,7 @@ void pmpi_type_create_struct_(const MPI_Fint* count, const MPI_Fint* array_of_bl
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(type_create_struct)
+TERN_FORTRAN_F08_ALIAS(type_create_struct)
 
 void pmpi_type_create_subarray_(const MPI_Fint* ndims, const MPI_Fint* array_of_sizes,
                                 const MPI_Fint* array_of_subsizes, const MPI_Fint* array_of_starts,
@@ -80,6 +89,7 @@ void pmpi_type_create_subarray_(const MPI_Fint* ndims, const MPI_Fint* array_of_
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(type_create_subarray)
+TERN_FORTRAN_F08_ALIAS(type_create_subarray)
 
 void pmpi_type_create_darray_(const MPI_Fint* size, const MPI_Fint* rank, const MPI_Fint* ndims,
                               const MPI_Fint* array_of_gsizes, const MPI_Fint* array_of_distribs,
@@ -89,6 +99,7 @@ void pmpi_type_create_darray_(const MPI_Fint* size, const MPI_Fint* rank, const 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(type_create_darray)
+TERN_FORTRAN_F08_ALIAS(type_create_darray)
 
 void pmpi_type_create_resized_(const MPI_Fint* oldtype, const MPI_Aint* lb, const MPI_Aint* extent,
                                MPI_Fint* newtype, MPI_Fint* ierror) {
@@ -155,6 +166,7 @@ void pmpi_pack_(void* inbuf, const MPI_Fint* incount, const MPI_Fint* datatype, 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(pack)
+TERN_FORTRAN_F08_ALIAS(pack)
 
 void pmpi_unpack_(void* inbuf, const MPI_Fint* insize, MPI_Fint* position, void* outbuf, const MPI_Fint* outcount,
                   const MPI_Fint* datatype, const MPI_Fint* comm, MPI_Fint* ierror) {
@@ -162,6 +174,7 @@ void pmpi_unpack_(void* inbuf, const MPI_Fint* insize, MPI_Fint* position, void*
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(unpack)
+TERN_FORTRAN_F08_ALIAS(unpack)
 
 void pmpi_pack_size_(const MPI_Fint* incount, const MPI_Fint* datatype, const MPI_Fint* comm, MPI_Fint* size,
                      MPI_Fint* ierror) {
@@ -169,6 +182,7 @@ void pmpi_pack_size_(const MPI_Fint* incount, const MPI_Fint* datatype, const MP
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(pack_size)
+TERN_FORTRAN_F08_ALIAS(pack_size)
 
 void pmpi_type_get_attr_(const MPI_Fint* datatype, const MPI_Fint* type_keyval, MPI_Aint* attribute_val,
                          MPI_Fint* flag, MPI_Fint* ierror) {
@@ -191,6 +205,7 @@ void pmpi_type_get_envelope_(const MPI_Fint* datatype, MPI_Fint* num_integers, M
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(type_get_envelope)
+TERN_FORTRAN_F08_ALIAS(type_get_envelope)
 
 void pmpi_type_get_contents_(const MPI_Fint* datatype, const MPI_Fint* max_integers, const MPI_Fint* max_addresses,
                              const MPI_Fint* max_datatypes, MPI_Fint* array_of_integers,
@@ -199,6 +214,7 @@ void pmpi_type_get_contents_(const MPI_Fint* datatype, const MPI_Fint* max_integ
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(type_get_contents)
+TERN_FORTRAN_F08_ALIAS(type_get_contents)
 
 void pmpi_pack_external_(const char* datarep, void* inbuf, const MPI_Fint* incount, const MPI_Fint* datatype,
                          void* outbuf, const MPI_Aint* outsize, MPI_Aint* position, MPI_Fint* ierror,
@@ -208,6 +224,7 @@ void pmpi_pack_external_(const char* datarep, void* inbuf, const MPI_Fint* incou
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(pack_external)
+TERN_FORTRAN_F08_ALIAS(pack_external)
 
 void pmpi_unpack_external_(const char* datarep, void* inbuf, const MPI_Aint* insize, MPI_Aint* position,
                            void* outbuf, const MPI_Fint* outcount, const MPI_Fint* datatype, MPI_Fint* ierror,
@@ -217,6 +234,7 @@ void pmpi_unpack_external_(const char* datarep, void* inbuf, const MPI_Aint* ins
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(unpack_external)
+TERN_FORTRAN_F08_ALIAS(unpack_external)
 
 void pmpi_pack_external_size_(const char* datarep, const MPI_Fint* incount, const MPI_Fint* datatype,
                               MPI_Aint* size, MPI_Fint* ierror, size_t datarep_len) {
@@ -225,6 +243,7 @@ void pmpi_pack_external_size_(const char* datarep, const MPI_Fint* incount, cons
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(pack_external_size)
+TERN_FORTRAN_F08_ALIAS(pack_external_size)
 
 void pmpi_type_match_size_(const MPI_Fint* typeclass, const MPI_Fint* size, MPI_Fint* datatype, MPI_Fint* ierror) {
   const int rc = PMPI_Type_match_size(*typeclass, *size, datatype);
@@ -283,6 +302,7 @@ void pmpi_status_set_elements_(MPI_Fint* status, const MPI_Fint* datatype, const
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(status_set_elements)
+TERN_FORTRAN_F08_ALIAS(status_set_elements)
 
 void pmpi_status_set_elements_x_(MPI_Fint* status, const MPI_Fint* datatype, const MPI_Count* count,
                                  MPI_Fint* ierror) {

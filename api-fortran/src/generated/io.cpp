@@ -96,6 +96,7 @@ void pmpi_file_read_at_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf,
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_read_at)
+TERN_FORTRAN_F08_ALIAS(file_read_at)
 
 void pmpi_file_write_at_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf, const MPI_Fint* count,
                          const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierror) {
@@ -105,6 +106,7 @@ void pmpi_file_write_at_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_write_at)
+TERN_FORTRAN_F08_ALIAS(file_write_at)
 
 void pmpi_file_read_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
                      MPI_Fint* status, MPI_Fint* ierror) {
@@ -114,6 +116,7 @@ void pmpi_file_read_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_read)
+TERN_FORTRAN_F08_ALIAS(file_read)
 
 void pmpi_file_write_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
                       MPI_Fint* status, MPI_Fint* ierror) {
@@ -123,6 +126,7 @@ void pmpi_file_write_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, cons
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_write)
+TERN_FORTRAN_F08_ALIAS(file_write)
 
 void pmpi_file_read_at_all_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf, const MPI_Fint* count,
                             const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierror) {
@@ -132,6 +136,7 @@ void pmpi_file_read_at_all_(const MPI_Fint* fh, const MPI_Offset* offset, void* 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_read_at_all)
+TERN_FORTRAN_F08_ALIAS(file_read_at_all)
 
 void pmpi_file_write_at_all_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf, const MPI_Fint* count,
                              const MPI_Fint* datatype, MPI_Fint* status, MPI_Fint* ierror) {
@@ -141,6 +146,7 @@ void pmpi_file_write_at_all_(const MPI_Fint* fh, const MPI_Offset* offset, void*
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_write_at_all)
+TERN_FORTRAN_F08_ALIAS(file_write_at_all)
 
 void pmpi_file_read_all_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
                          MPI_Fint* status, MPI_Fint* ierror) {
@@ -150,6 +156,7 @@ void pmpi_file_read_all_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, c
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_read_all)
+TERN_FORTRAN_F08_ALIAS(file_read_all)
 
 void pmpi_file_write_all_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
                           MPI_Fint* status, MPI_Fint* ierror) {
@@ -159,6 +166,7 @@ void pmpi_file_write_all_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_write_all)
+TERN_FORTRAN_F08_ALIAS(file_write_all)
 
 void pmpi_file_iread_at_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf, const MPI_Fint* count,
                          const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierror) {
@@ -166,6 +174,7 @@ void pmpi_file_iread_at_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_iread_at)
+TERN_FORTRAN_F08_ALIAS(file_iread_at)
 
 void pmpi_file_iwrite_at_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf, const MPI_Fint* count,
                           const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierror) {
@@ -173,6 +182,7 @@ void pmpi_file_iwrite_at_(const MPI_Fint* fh, const MPI_Offset* offset, void* bu
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_iwrite_at)
+TERN_FORTRAN_F08_ALIAS(file_iwrite_at)
 
 void pmpi_file_iread_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
                       MPI_Fint* request, MPI_Fint* ierror) {
@@ -180,6 +190,7 @@ void pmpi_file_iread_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, cons
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_iread)
+TERN_FORTRAN_F08_ALIAS(file_iread)
 
 void pmpi_file_iwrite_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
                        MPI_Fint* request, MPI_Fint* ierror) {
@@ -187,6 +198,7 @@ void pmpi_file_iwrite_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, con
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_iwrite)
+TERN_FORTRAN_F08_ALIAS(file_iwrite)
 
 void pmpi_file_iread_all_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
                           MPI_Fint* request, MPI_Fint* ierror) {
@@ -194,6 +206,7 @@ void pmpi_file_iread_all_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_iread_all)
+TERN_FORTRAN_F08_ALIAS(file_iread_all)
 
 void pmpi_file_iwrite_all_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
                            MPI_Fint* request, MPI_Fint* ierror) {
@@ -201,6 +214,7 @@ void pmpi_file_iwrite_all_(const MPI_Fint* fh, void* buf, const MPI_Fint* count,
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_iwrite_all)
+TERN_FORTRAN_F08_ALIAS(file_iwrite_all)
 
 void pmpi_file_iread_at_all_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf, const MPI_Fint* count,
                              const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierror) {
@@ -208,6 +222,7 @@ void pmpi_file_iread_at_all_(const MPI_Fint* fh, const MPI_Offset* offset, void*
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_iread_at_all)
+TERN_FORTRAN_F08_ALIAS(file_iread_at_all)
 
 void pmpi_file_iwrite_at_all_(const MPI_Fint* fh, const MPI_Offset* offset, void* buf, const MPI_Fint* count,
                               const MPI_Fint* datatype, MPI_Fint* request, MPI_Fint* ierror) {
@@ -215,6 +230,7 @@ void pmpi_file_iwrite_at_all_(const MPI_Fint* fh, const MPI_Offset* offset, void
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_iwrite_at_all)
+TERN_FORTRAN_F08_ALIAS(file_iwrite_at_all)
 
 void pmpi_file_read_all_begin_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
                                MPI_Fint* ierror) {
@@ -222,6 +238,7 @@ void pmpi_file_read_all_begin_(const MPI_Fint* fh, void* buf, const MPI_Fint* co
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_read_all_begin)
+TERN_FORTRAN_F08_ALIAS(file_read_all_begin)
 
 void pmpi_file_read_all_end_(const MPI_Fint* fh, void* buf, MPI_Fint* status, MPI_Fint* ierror) {
   tern::fortran::StatusOut status_c(status);
@@ -237,6 +254,7 @@ void pmpi_file_write_all_begin_(const MPI_Fint* fh, void* buf, const MPI_Fint* c
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_write_all_begin)
+TERN_FORTRAN_F08_ALIAS(file_write_all_begin)
 
 void pmpi_file_write_all_end_(const MPI_Fint* fh, void* buf, MPI_Fint* status, MPI_Fint* ierror) {
   tern::fortran::StatusOut status_c(status);
@@ -252,6 +270,7 @@ void pmpi_file_read_at_all_begin_(const MPI_Fint* fh, const MPI_Offset* offset, 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_read_at_all_begin)
+TERN_FORTRAN_F08_ALIAS(file_read_at_all_begin)
 
 void pmpi_file_read_at_all_end_(const MPI_Fint* fh, void* buf, MPI_Fint* status, MPI_Fint* ierror) {
   tern::fortran::StatusOut status_c(status);
@@ -267,6 +286,7 @@ void pmpi_file_write_at_all_begin_(const MPI_Fint* fh, const MPI_Offset* offset,
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_write_at_all_begin)
+TERN_FORTRAN_F08_ALIAS(file_write_at_all_begin)
 
 void pmpi_file_write_at_all_end_(const MPI_Fint* fh, void* buf, MPI_Fint* status, MPI_Fint* ierror) {
   tern::fortran::StatusOut status_c(status);
@@ -328,6 +348,7 @@ void pmpi_file_read_shared_(const MPI_Fint* fh, void* buf, const MPI_Fint* count
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_read_shared)
+TERN_FORTRAN_F08_ALIAS(file_read_shared)
 
 void pmpi_file_write_shared_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
                              MPI_Fint* status, MPI_Fint* ierror) {
@@ -337,6 +358,7 @@ void pmpi_file_write_shared_(const MPI_Fint* fh, void* buf, const MPI_Fint* coun
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_write_shared)
+TERN_FORTRAN_F08_ALIAS(file_write_shared)
 
 void pmpi_file_iread_shared_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
                              MPI_Fint* request, MPI_Fint* ierror) {
@@ -344,6 +366,7 @@ void pmpi_file_iread_shared_(const MPI_Fint* fh, void* buf, const MPI_Fint* coun
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_iread_shared)
+TERN_FORTRAN_F08_ALIAS(file_iread_shared)
 
 void pmpi_file_iwrite_shared_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
                               MPI_Fint* request, MPI_Fint* ierror) {
@@ -351,6 +374,7 @@ void pmpi_file_iwrite_shared_(const MPI_Fint* fh, void* buf, const MPI_Fint* cou
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_iwrite_shared)
+TERN_FORTRAN_F08_ALIAS(file_iwrite_shared)
 
 void pmpi_file_read_ordered_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
                              MPI_Fint* status, MPI_Fint* ierror) {
@@ -360,6 +384,7 @@ void pmpi_file_read_ordered_(const MPI_Fint* fh, void* buf, const MPI_Fint* coun
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_read_ordered)
+TERN_FORTRAN_F08_ALIAS(file_read_ordered)
 
 void pmpi_file_write_ordered_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
                               MPI_Fint* status, MPI_Fint* ierror) {
@@ -369,6 +394,7 @@ void pmpi_file_write_ordered_(const MPI_Fint* fh, void* buf, const MPI_Fint* cou
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_write_ordered)
+TERN_FORTRAN_F08_ALIAS(file_write_ordered)
 
 void pmpi_file_read_ordered_begin_(const MPI_Fint* fh, void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
                                    MPI_Fint* ierror) {
@@ -376,6 +402,7 @@ void pmpi_file_read_ordered_begin_(const MPI_Fint* fh, void* buf, const MPI_Fint
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_read_ordered_begin)
+TERN_FORTRAN_F08_ALIAS(file_read_ordered_begin)
 
 void pmpi_file_read_ordered_end_(const MPI_Fint* fh, void* buf, MPI_Fint* status, MPI_Fint* ierror) {
   tern::fortran::StatusOut status_c(status);
@@ -391,6 +418,7 @@ void pmpi_file_write_ordered_begin_(const MPI_Fint* fh, void* buf, const MPI_Fin
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(file_write_ordered_begin)
+TERN_FORTRAN_F08_ALIAS(file_write_ordered_begin)
 
 void pmpi_file_write_ordered_end_(const MPI_Fint* fh, void* buf, MPI_Fint* status, MPI_Fint* ierror) {
   tern::fortran::StatusOut status_c(status);

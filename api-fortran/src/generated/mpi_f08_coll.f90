@@ -18,8 +18,10 @@ module tern_mpi_f08_coll
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Barrier
+  end interface
 
-    subroutine MPI_Bcast(buffer, count, datatype, root, comm, ierror)
+  interface MPI_Bcast
+    subroutine MPI_Bcast_f08(buffer, count, datatype, root, comm, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
@@ -29,9 +31,11 @@ module tern_mpi_f08_coll
       integer, intent(in) :: root
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Bcast
+    end subroutine MPI_Bcast_f08
+  end interface MPI_Bcast
 
-    subroutine MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
+  interface MPI_Reduce
+    subroutine MPI_Reduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -44,9 +48,11 @@ module tern_mpi_f08_coll
       integer, intent(in) :: root
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Reduce
+    end subroutine MPI_Reduce_f08
+  end interface MPI_Reduce
 
-    subroutine MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  interface MPI_Allreduce
+    subroutine MPI_Allreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -58,9 +64,12 @@ module tern_mpi_f08_coll
       type(MPI_Op), intent(in) :: op
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Allreduce
+    end subroutine MPI_Allreduce_f08
+  end interface MPI_Allreduce
 
-    subroutine MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, ierror)
+  interface MPI_Reduce_scatter_block
+    subroutine MPI_Reduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+        & ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -72,9 +81,11 @@ module tern_mpi_f08_coll
       type(MPI_Op), intent(in) :: op
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Reduce_scatter_block
+    end subroutine MPI_Reduce_scatter_block_f08
+  end interface MPI_Reduce_scatter_block
 
-    subroutine MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
+  interface MPI_Gather
+    subroutine MPI_Gather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
         & comm, ierror)
       import
       implicit none
@@ -89,59 +100,67 @@ module tern_mpi_f08_coll
       integer, intent(in) :: root
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Gather
+    end subroutine MPI_Gather_f08
+  end interface MPI_Gather
 
-    subroutine MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-        & comm, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*), asynchronous, target :: sendbuf
-      integer, intent(in) :: sendcount
-      type(MPI_Datatype), intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*), asynchronous, target :: recvbuf
-      integer, intent(in) :: recvcount
-      type(MPI_Datatype), intent(in) :: recvtype
-      integer, intent(in) :: root
-      type(MPI_Comm), intent(in) :: comm
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Scatter
-
-    subroutine MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        & ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*), asynchronous, target :: sendbuf
-      integer, intent(in) :: sendcount
-      type(MPI_Datatype), intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*), asynchronous, target :: recvbuf
-      integer, intent(in) :: recvcount
-      type(MPI_Datatype), intent(in) :: recvtype
-      type(MPI_Comm), intent(in) :: comm
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Allgather
-
-    subroutine MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        & ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*), asynchronous, target :: sendbuf
-      integer, intent(in) :: sendcount
-      type(MPI_Datatype), intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*), asynchronous, target :: recvbuf
-      integer, intent(in) :: recvcount
-      type(MPI_Datatype), intent(in) :: recvtype
-      type(MPI_Comm), intent(in) :: comm
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Alltoall
-
-    subroutine MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, &
+  interface MPI_Scatter
+    subroutine MPI_Scatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         & root, comm, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: root
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Scatter_f08
+  end interface MPI_Scatter
+
+  interface MPI_Allgather
+    subroutine MPI_Allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        & comm, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Allgather_f08
+  end interface MPI_Allgather
+
+  interface MPI_Alltoall
+    subroutine MPI_Alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        & comm, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Alltoall_f08
+  end interface MPI_Alltoall
+
+  interface MPI_Gatherv
+    subroutine MPI_Gatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+        & recvtype, root, comm, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -156,9 +175,11 @@ module tern_mpi_f08_coll
       integer, intent(in) :: root
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Gatherv
+    end subroutine MPI_Gatherv_f08
+  end interface MPI_Gatherv
 
-    subroutine MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+  interface MPI_Scatterv
+    subroutine MPI_Scatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
         & recvtype, root, comm, ierror)
       import
       implicit none
@@ -174,9 +195,11 @@ module tern_mpi_f08_coll
       integer, intent(in) :: root
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Scatterv
+    end subroutine MPI_Scatterv_f08
+  end interface MPI_Scatterv
 
-    subroutine MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+  interface MPI_Allgatherv
+    subroutine MPI_Allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
         & recvtype, comm, ierror)
       import
       implicit none
@@ -191,9 +214,11 @@ module tern_mpi_f08_coll
       type(MPI_Datatype), intent(in) :: recvtype
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Allgatherv
+    end subroutine MPI_Allgatherv_f08
+  end interface MPI_Allgatherv
 
-    subroutine MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+  interface MPI_Alltoallv
+    subroutine MPI_Alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
         & rdispls, recvtype, comm, ierror)
       import
       implicit none
@@ -209,9 +234,11 @@ module tern_mpi_f08_coll
       type(MPI_Datatype), intent(in) :: recvtype
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Alltoallv
+    end subroutine MPI_Alltoallv_f08
+  end interface MPI_Alltoallv
 
-    subroutine MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+  interface MPI_Alltoallw
+    subroutine MPI_Alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
         & rdispls, recvtypes, comm, ierror)
       import
       implicit none
@@ -227,9 +254,11 @@ module tern_mpi_f08_coll
       type(MPI_Datatype), intent(in) :: recvtypes(*)
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Alltoallw
+    end subroutine MPI_Alltoallw_f08
+  end interface MPI_Alltoallw
 
-    subroutine MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
+  interface MPI_Reduce_scatter
+    subroutine MPI_Reduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -241,9 +270,11 @@ module tern_mpi_f08_coll
       type(MPI_Op), intent(in) :: op
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Reduce_scatter
+    end subroutine MPI_Reduce_scatter_f08
+  end interface MPI_Reduce_scatter
 
-    subroutine MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  interface MPI_Scan
+    subroutine MPI_Scan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -255,9 +286,11 @@ module tern_mpi_f08_coll
       type(MPI_Op), intent(in) :: op
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Scan
+    end subroutine MPI_Scan_f08
+  end interface MPI_Scan
 
-    subroutine MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm, ierror)
+  interface MPI_Exscan
+    subroutine MPI_Exscan_f08(sendbuf, recvbuf, count, datatype, op, comm, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -269,9 +302,11 @@ module tern_mpi_f08_coll
       type(MPI_Op), intent(in) :: op
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Exscan
+    end subroutine MPI_Exscan_f08
+  end interface MPI_Exscan
 
-    subroutine MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op, ierror)
+  interface MPI_Reduce_local
+    subroutine MPI_Reduce_local_f08(inbuf, inoutbuf, count, datatype, op, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
@@ -282,6 +317,6 @@ module tern_mpi_f08_coll
       type(MPI_Datatype), intent(in) :: datatype
       type(MPI_Op), intent(in) :: op
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Reduce_local
-  end interface
+    end subroutine MPI_Reduce_local_f08
+  end interface MPI_Reduce_local
 end module tern_mpi_f08_coll

@@ -24,7 +24,18 @@ module tern_mpi_f08_coll_requests
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Ibarrier
 
-    subroutine MPI_Ibcast(buffer, count, datatype, root, comm, request, ierror)
+    subroutine MPI_Barrier_init(comm, info, request, ierror)
+      import
+      implicit none
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Barrier_init
+  end interface
+
+  interface MPI_Ibcast
+    subroutine MPI_Ibcast_f08(buffer, count, datatype, root, comm, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
@@ -35,9 +46,12 @@ module tern_mpi_f08_coll_requests
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Ibcast
+    end subroutine MPI_Ibcast_f08
+  end interface MPI_Ibcast
 
-    subroutine MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, ierror)
+  interface MPI_Ireduce
+    subroutine MPI_Ireduce_f08(sendbuf, recvbuf, count, datatype, op, root, comm, request, &
+        & ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -51,9 +65,11 @@ module tern_mpi_f08_coll_requests
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Ireduce
+    end subroutine MPI_Ireduce_f08
+  end interface MPI_Ireduce
 
-    subroutine MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  interface MPI_Iallreduce
+    subroutine MPI_Iallreduce_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -66,9 +82,11 @@ module tern_mpi_f08_coll_requests
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Iallreduce
+    end subroutine MPI_Iallreduce_f08
+  end interface MPI_Iallreduce
 
-    subroutine MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, &
+  interface MPI_Ireduce_scatter_block
+    subroutine MPI_Ireduce_scatter_block_f08(sendbuf, recvbuf, recvcount, datatype, op, comm, &
         & request, ierror)
       import
       implicit none
@@ -82,10 +100,12 @@ module tern_mpi_f08_coll_requests
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Ireduce_scatter_block
+    end subroutine MPI_Ireduce_scatter_block_f08
+  end interface MPI_Ireduce_scatter_block
 
-    subroutine MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-        & comm, request, ierror)
+  interface MPI_Igather
+    subroutine MPI_Igather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        & root, comm, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -100,10 +120,12 @@ module tern_mpi_f08_coll_requests
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Igather
+    end subroutine MPI_Igather_f08
+  end interface MPI_Igather
 
-    subroutine MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, &
-        & comm, request, ierror)
+  interface MPI_Iscatter
+    subroutine MPI_Iscatter_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        & root, comm, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -118,10 +140,12 @@ module tern_mpi_f08_coll_requests
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Iscatter
+    end subroutine MPI_Iscatter_f08
+  end interface MPI_Iscatter
 
-    subroutine MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        & request, ierror)
+  interface MPI_Iallgather
+    subroutine MPI_Iallgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        & comm, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -135,10 +159,12 @@ module tern_mpi_f08_coll_requests
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Iallgather
+    end subroutine MPI_Iallgather_f08
+  end interface MPI_Iallgather
 
-    subroutine MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &
-        & request, ierror)
+  interface MPI_Ialltoall
+    subroutine MPI_Ialltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+        & comm, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -152,9 +178,11 @@ module tern_mpi_f08_coll_requests
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Ialltoall
+    end subroutine MPI_Ialltoall_f08
+  end interface MPI_Ialltoall
 
-    subroutine MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+  interface MPI_Igatherv
+    subroutine MPI_Igatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
         & recvtype, root, comm, request, ierror)
       import
       implicit none
@@ -171,9 +199,11 @@ module tern_mpi_f08_coll_requests
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Igatherv
+    end subroutine MPI_Igatherv_f08
+  end interface MPI_Igatherv
 
-    subroutine MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+  interface MPI_Iscatterv
+    subroutine MPI_Iscatterv_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
         & recvtype, root, comm, request, ierror)
       import
       implicit none
@@ -190,9 +220,11 @@ module tern_mpi_f08_coll_requests
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Iscatterv
+    end subroutine MPI_Iscatterv_f08
+  end interface MPI_Iscatterv
 
-    subroutine MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+  interface MPI_Iallgatherv
+    subroutine MPI_Iallgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
         & recvtype, comm, request, ierror)
       import
       implicit none
@@ -208,9 +240,11 @@ module tern_mpi_f08_coll_requests
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Iallgatherv
+    end subroutine MPI_Iallgatherv_f08
+  end interface MPI_Iallgatherv
 
-    subroutine MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
+  interface MPI_Ialltoallv
+    subroutine MPI_Ialltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
         & rdispls, recvtype, comm, request, ierror)
       import
       implicit none
@@ -227,9 +261,11 @@ module tern_mpi_f08_coll_requests
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Ialltoallv
+    end subroutine MPI_Ialltoallv_f08
+  end interface MPI_Ialltoallv
 
-    subroutine MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
+  interface MPI_Ialltoallw
+    subroutine MPI_Ialltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
         & rdispls, recvtypes, comm, request, ierror)
       import
       implicit none
@@ -246,10 +282,12 @@ module tern_mpi_f08_coll_requests
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Ialltoallw
+    end subroutine MPI_Ialltoallw_f08
+  end interface MPI_Ialltoallw
 
-    subroutine MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, &
-        & ierror)
+  interface MPI_Ireduce_scatter
+    subroutine MPI_Ireduce_scatter_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+        & request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -262,9 +300,11 @@ module tern_mpi_f08_coll_requests
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Ireduce_scatter
+    end subroutine MPI_Ireduce_scatter_f08
+  end interface MPI_Ireduce_scatter
 
-    subroutine MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  interface MPI_Iscan
+    subroutine MPI_Iscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -277,9 +317,11 @@ module tern_mpi_f08_coll_requests
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Iscan
+    end subroutine MPI_Iscan_f08
+  end interface MPI_Iscan
 
-    subroutine MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
+  interface MPI_Iexscan
+    subroutine MPI_Iexscan_f08(sendbuf, recvbuf, count, datatype, op, comm, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -292,18 +334,11 @@ module tern_mpi_f08_coll_requests
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Iexscan
+    end subroutine MPI_Iexscan_f08
+  end interface MPI_Iexscan
 
-    subroutine MPI_Barrier_init(comm, info, request, ierror)
-      import
-      implicit none
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Info), intent(in) :: info
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Barrier_init
-
-    subroutine MPI_Bcast_init(buffer, count, datatype, root, comm, info, request, ierror)
+  interface MPI_Bcast_init
+    subroutine MPI_Bcast_init_f08(buffer, count, datatype, root, comm, info, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
@@ -315,9 +350,11 @@ module tern_mpi_f08_coll_requests
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Bcast_init
+    end subroutine MPI_Bcast_init_f08
+  end interface MPI_Bcast_init
 
-    subroutine MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
+  interface MPI_Reduce_init
+    subroutine MPI_Reduce_init_f08(sendbuf, recvbuf, count, datatype, op, root, comm, info, &
         & request, ierror)
       import
       implicit none
@@ -333,10 +370,12 @@ module tern_mpi_f08_coll_requests
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Reduce_init
+    end subroutine MPI_Reduce_init_f08
+  end interface MPI_Reduce_init
 
-    subroutine MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
-        & ierror)
+  interface MPI_Allreduce_init
+    subroutine MPI_Allreduce_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, &
+        & request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -350,10 +389,12 @@ module tern_mpi_f08_coll_requests
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Allreduce_init
+    end subroutine MPI_Allreduce_init_f08
+  end interface MPI_Allreduce_init
 
-    subroutine MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, &
-        & info, request, ierror)
+  interface MPI_Reduce_scatter_block_init
+    subroutine MPI_Reduce_scatter_block_init_f08(sendbuf, recvbuf, recvcount, datatype, op, &
+        & comm, info, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -367,9 +408,11 @@ module tern_mpi_f08_coll_requests
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Reduce_scatter_block_init
+    end subroutine MPI_Reduce_scatter_block_init_f08
+  end interface MPI_Reduce_scatter_block_init
 
-    subroutine MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+  interface MPI_Gather_init
+    subroutine MPI_Gather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         & root, comm, info, request, ierror)
       import
       implicit none
@@ -386,9 +429,11 @@ module tern_mpi_f08_coll_requests
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Gather_init
+    end subroutine MPI_Gather_init_f08
+  end interface MPI_Gather_init
 
-    subroutine MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
+  interface MPI_Scatter_init
+    subroutine MPI_Scatter_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
         & root, comm, info, request, ierror)
       import
       implicit none
@@ -405,10 +450,12 @@ module tern_mpi_f08_coll_requests
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Scatter_init
+    end subroutine MPI_Scatter_init_f08
+  end interface MPI_Scatter_init
 
-    subroutine MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-        & comm, info, request, ierror)
+  interface MPI_Allgather_init
+    subroutine MPI_Allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        & recvtype, comm, info, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -423,10 +470,12 @@ module tern_mpi_f08_coll_requests
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Allgather_init
+    end subroutine MPI_Allgather_init_f08
+  end interface MPI_Allgather_init
 
-    subroutine MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, &
-        & comm, info, request, ierror)
+  interface MPI_Alltoall_init
+    subroutine MPI_Alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+        & recvtype, comm, info, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -441,9 +490,11 @@ module tern_mpi_f08_coll_requests
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Alltoall_init
+    end subroutine MPI_Alltoall_init_f08
+  end interface MPI_Alltoall_init
 
-    subroutine MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
+  interface MPI_Gatherv_init
+    subroutine MPI_Gatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
         & recvtype, root, comm, info, request, ierror)
       import
       implicit none
@@ -461,9 +512,11 @@ module tern_mpi_f08_coll_requests
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Gatherv_init
+    end subroutine MPI_Gatherv_init_f08
+  end interface MPI_Gatherv_init
 
-    subroutine MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
+  interface MPI_Scatterv_init
+    subroutine MPI_Scatterv_init_f08(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, &
         & recvtype, root, comm, info, request, ierror)
       import
       implicit none
@@ -481,10 +534,12 @@ module tern_mpi_f08_coll_requests
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Scatterv_init
+    end subroutine MPI_Scatterv_init_f08
+  end interface MPI_Scatterv_init
 
-    subroutine MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, &
-        & recvtype, comm, info, request, ierror)
+  interface MPI_Allgatherv_init
+    subroutine MPI_Allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+        & displs, recvtype, comm, info, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -500,10 +555,12 @@ module tern_mpi_f08_coll_requests
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Allgatherv_init
+    end subroutine MPI_Allgatherv_init_f08
+  end interface MPI_Allgatherv_init
 
-    subroutine MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, &
-        & rdispls, recvtype, comm, info, request, ierror)
+  interface MPI_Alltoallv_init
+    subroutine MPI_Alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+        & recvcounts, rdispls, recvtype, comm, info, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -520,10 +577,12 @@ module tern_mpi_f08_coll_requests
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Alltoallv_init
+    end subroutine MPI_Alltoallv_init_f08
+  end interface MPI_Alltoallv_init
 
-    subroutine MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, &
-        & rdispls, recvtypes, comm, info, request, ierror)
+  interface MPI_Alltoallw_init
+    subroutine MPI_Alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+        & recvcounts, rdispls, recvtypes, comm, info, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -540,10 +599,12 @@ module tern_mpi_f08_coll_requests
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Alltoallw_init
+    end subroutine MPI_Alltoallw_init_f08
+  end interface MPI_Alltoallw_init
 
-    subroutine MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, &
-        & request, ierror)
+  interface MPI_Reduce_scatter_init
+    subroutine MPI_Reduce_scatter_init_f08(sendbuf, recvbuf, recvcounts, datatype, op, comm, &
+        & info, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -557,25 +618,11 @@ module tern_mpi_f08_coll_requests
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Reduce_scatter_init
+    end subroutine MPI_Reduce_scatter_init_f08
+  end interface MPI_Reduce_scatter_init
 
-    subroutine MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*), asynchronous, target :: sendbuf
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*), asynchronous, target :: recvbuf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Op), intent(in) :: op
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Info), intent(in) :: info
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Scan_init
-
-    subroutine MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+  interface MPI_Scan_init
+    subroutine MPI_Scan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
         & ierror)
       import
       implicit none
@@ -590,6 +637,25 @@ module tern_mpi_f08_coll_requests
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Exscan_init
-  end interface
+    end subroutine MPI_Scan_init_f08
+  end interface MPI_Scan_init
+
+  interface MPI_Exscan_init
+    subroutine MPI_Exscan_init_f08(sendbuf, recvbuf, count, datatype, op, comm, info, request, &
+        & ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Exscan_init_f08
+  end interface MPI_Exscan_init
 end module tern_mpi_f08_coll_requests

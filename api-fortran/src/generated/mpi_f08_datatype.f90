@@ -21,136 +21,6 @@ module tern_mpi_f08_datatype
       & MPI_Status_set_elements_x, MPI_Status_set_cancelled
 
   interface
-    subroutine MPI_Type_size(datatype, size, ierror)
-      import
-      implicit none
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(out) :: size
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Type_size
-
-    subroutine MPI_Type_contiguous(count, oldtype, newtype, ierror)
-      import
-      implicit none
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: oldtype
-      type(MPI_Datatype), intent(out) :: newtype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Type_contiguous
-
-    subroutine MPI_Type_vector(count, blocklength, stride, oldtype, newtype, ierror)
-      import
-      implicit none
-      integer, intent(in) :: count
-      integer, intent(in) :: blocklength
-      integer, intent(in) :: stride
-      type(MPI_Datatype), intent(in) :: oldtype
-      type(MPI_Datatype), intent(out) :: newtype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Type_vector
-
-    subroutine MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype, ierror)
-      import
-      implicit none
-      integer, intent(in) :: count
-      integer, intent(in) :: blocklength
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: stride
-      type(MPI_Datatype), intent(in) :: oldtype
-      type(MPI_Datatype), intent(out) :: newtype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Type_create_hvector
-
-    subroutine MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, &
-        & newtype, ierror)
-      import
-      implicit none
-      integer, intent(in) :: count
-      integer, intent(in) :: array_of_blocklengths(*)
-      integer, intent(in) :: array_of_displacements(*)
-      type(MPI_Datatype), intent(in) :: oldtype
-      type(MPI_Datatype), intent(out) :: newtype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Type_indexed
-
-    subroutine MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, &
-        & oldtype, newtype, ierror)
-      import
-      implicit none
-      integer, intent(in) :: count
-      integer, intent(in) :: array_of_blocklengths(*)
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: array_of_displacements(*)
-      type(MPI_Datatype), intent(in) :: oldtype
-      type(MPI_Datatype), intent(out) :: newtype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Type_create_hindexed
-
-    subroutine MPI_Type_create_indexed_block(count, blocklength, array_of_displacements, &
-        & oldtype, newtype, ierror)
-      import
-      implicit none
-      integer, intent(in) :: count
-      integer, intent(in) :: blocklength
-      integer, intent(in) :: array_of_displacements(*)
-      type(MPI_Datatype), intent(in) :: oldtype
-      type(MPI_Datatype), intent(out) :: newtype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Type_create_indexed_block
-
-    subroutine MPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, &
-        & oldtype, newtype, ierror)
-      import
-      implicit none
-      integer, intent(in) :: count
-      integer, intent(in) :: blocklength
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: array_of_displacements(*)
-      type(MPI_Datatype), intent(in) :: oldtype
-      type(MPI_Datatype), intent(out) :: newtype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Type_create_hindexed_block
-
-    subroutine MPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, &
-        & array_of_types, newtype, ierror)
-      import
-      implicit none
-      integer, intent(in) :: count
-      integer, intent(in) :: array_of_blocklengths(*)
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: array_of_displacements(*)
-      type(MPI_Datatype), intent(in) :: array_of_types(*)
-      type(MPI_Datatype), intent(out) :: newtype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Type_create_struct
-
-    subroutine MPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, &
-        & array_of_starts, order, oldtype, newtype, ierror)
-      import
-      implicit none
-      integer, intent(in) :: ndims
-      integer, intent(in) :: array_of_sizes(*)
-      integer, intent(in) :: array_of_subsizes(*)
-      integer, intent(in) :: array_of_starts(*)
-      integer, intent(in) :: order
-      type(MPI_Datatype), intent(in) :: oldtype
-      type(MPI_Datatype), intent(out) :: newtype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Type_create_subarray
-
-    subroutine MPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, &
-        & array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
-      import
-      implicit none
-      integer, intent(in) :: size
-      integer, intent(in) :: rank
-      integer, intent(in) :: ndims
-      integer, intent(in) :: array_of_gsizes(*)
-      integer, intent(in) :: array_of_distribs(*)
-      integer, intent(in) :: array_of_dargs(*)
-      integer, intent(in) :: array_of_psizes(*)
-      integer, intent(in) :: order
-      type(MPI_Datatype), intent(in) :: oldtype
-      type(MPI_Datatype), intent(out) :: newtype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Type_create_darray
-
     subroutine MPI_Type_create_resized(oldtype, lb, extent, newtype, ierror)
       import
       implicit none
@@ -243,46 +113,6 @@ module tern_mpi_f08_datatype
       integer(kind=MPI_ADDRESS_KIND), intent(in) :: addr2
     end function MPI_Aint_diff
 
-    subroutine MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*), asynchronous, target :: inbuf
-      integer, intent(in) :: incount
-      type(MPI_Datatype), intent(in) :: datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*), asynchronous, target :: outbuf
-      integer, intent(in) :: outsize
-      integer, intent(inout) :: position
-      type(MPI_Comm), intent(in) :: comm
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Pack
-
-    subroutine MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*), asynchronous, target :: inbuf
-      integer, intent(in) :: insize
-      integer, intent(inout) :: position
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*), asynchronous, target :: outbuf
-      integer, intent(in) :: outcount
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Comm), intent(in) :: comm
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Unpack
-
-    subroutine MPI_Pack_size(incount, datatype, comm, size, ierror)
-      import
-      implicit none
-      integer, intent(in) :: incount
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Comm), intent(in) :: comm
-      integer, intent(out) :: size
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Pack_size
-
     subroutine MPI_Type_set_attr(datatype, type_keyval, attribute_val, ierror)
       import
       implicit none
@@ -327,74 +157,6 @@ module tern_mpi_f08_datatype
       integer, intent(inout) :: type_keyval
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Type_free_keyval
-
-    subroutine MPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, &
-        & combiner, ierror)
-      import
-      implicit none
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(out) :: num_integers
-      integer, intent(out) :: num_addresses
-      integer, intent(out) :: num_datatypes
-      integer, intent(out) :: combiner
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Type_get_envelope
-
-    subroutine MPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, &
-        & array_of_integers, array_of_addresses, array_of_datatypes, ierror)
-      import
-      implicit none
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: max_integers
-      integer, intent(in) :: max_addresses
-      integer, intent(in) :: max_datatypes
-      integer, intent(out) :: array_of_integers(*)
-      integer(kind=MPI_ADDRESS_KIND), intent(out) :: array_of_addresses(*)
-      type(MPI_Datatype), intent(out) :: array_of_datatypes(*)
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Type_get_contents
-
-    subroutine MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position, &
-        & ierror)
-      import
-      implicit none
-      character(len=*), intent(in) :: datarep
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*), asynchronous, target :: inbuf
-      integer, intent(in) :: incount
-      type(MPI_Datatype), intent(in) :: datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*), asynchronous, target :: outbuf
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: outsize
-      integer(kind=MPI_ADDRESS_KIND), intent(inout) :: position
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Pack_external
-
-    subroutine MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, &
-        & datatype, ierror)
-      import
-      implicit none
-      character(len=*), intent(in) :: datarep
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
-      type(*), dimension(*), asynchronous, target :: inbuf
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: insize
-      integer(kind=MPI_ADDRESS_KIND), intent(inout) :: position
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
-      type(*), dimension(*), asynchronous, target :: outbuf
-      integer, intent(in) :: outcount
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Unpack_external
-
-    subroutine MPI_Pack_external_size(datarep, incount, datatype, size, ierror)
-      import
-      implicit none
-      character(len=*), intent(in) :: datarep
-      integer, intent(in) :: incount
-      type(MPI_Datatype), intent(in) :: datatype
-      integer(kind=MPI_ADDRESS_KIND), intent(out) :: size
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Pack_external_size
 
     subroutine MPI_Type_match_size(typeclass, size, datatype, ierror)
       import
@@ -466,15 +228,6 @@ module tern_mpi_f08_datatype
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Get_elements_x
 
-    subroutine MPI_Status_set_elements(status, datatype, count, ierror)
-      import
-      implicit none
-      type(MPI_Status), intent(inout) :: status
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: count
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Status_set_elements
-
     subroutine MPI_Status_set_elements_x(status, datatype, count, ierror)
       import
       implicit none
@@ -492,4 +245,291 @@ module tern_mpi_f08_datatype
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Status_set_cancelled
   end interface
+
+  interface MPI_Type_size
+    subroutine MPI_Type_size_f08(datatype, size, ierror)
+      import
+      implicit none
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(out) :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_size_f08
+  end interface MPI_Type_size
+
+  interface MPI_Type_contiguous
+    subroutine MPI_Type_contiguous_f08(count, oldtype, newtype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype), intent(out) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_contiguous_f08
+  end interface MPI_Type_contiguous
+
+  interface MPI_Type_vector
+    subroutine MPI_Type_vector_f08(count, blocklength, stride, oldtype, newtype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: count
+      integer, intent(in) :: blocklength
+      integer, intent(in) :: stride
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype), intent(out) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_vector_f08
+  end interface MPI_Type_vector
+
+  interface MPI_Type_create_hvector
+    subroutine MPI_Type_create_hvector_f08(count, blocklength, stride, oldtype, newtype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: count
+      integer, intent(in) :: blocklength
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: stride
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype), intent(out) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_hvector_f08
+  end interface MPI_Type_create_hvector
+
+  interface MPI_Type_indexed
+    subroutine MPI_Type_indexed_f08(count, array_of_blocklengths, array_of_displacements, &
+        & oldtype, newtype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: count
+      integer, intent(in) :: array_of_blocklengths(*)
+      integer, intent(in) :: array_of_displacements(*)
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype), intent(out) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_indexed_f08
+  end interface MPI_Type_indexed
+
+  interface MPI_Type_create_hindexed
+    subroutine MPI_Type_create_hindexed_f08(count, array_of_blocklengths, &
+        & array_of_displacements, oldtype, newtype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: count
+      integer, intent(in) :: array_of_blocklengths(*)
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: array_of_displacements(*)
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype), intent(out) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_hindexed_f08
+  end interface MPI_Type_create_hindexed
+
+  interface MPI_Type_create_indexed_block
+    subroutine MPI_Type_create_indexed_block_f08(count, blocklength, array_of_displacements, &
+        & oldtype, newtype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: count
+      integer, intent(in) :: blocklength
+      integer, intent(in) :: array_of_displacements(*)
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype), intent(out) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_indexed_block_f08
+  end interface MPI_Type_create_indexed_block
+
+  interface MPI_Type_create_hindexed_block
+    subroutine MPI_Type_create_hindexed_block_f08(count, blocklength, array_of_displacements, &
+        & oldtype, newtype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: count
+      integer, intent(in) :: blocklength
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: array_of_displacements(*)
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype), intent(out) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_hindexed_block_f08
+  end interface MPI_Type_create_hindexed_block
+
+  interface MPI_Type_create_struct
+    subroutine MPI_Type_create_struct_f08(count, array_of_blocklengths, array_of_displacements, &
+        & array_of_types, newtype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: count
+      integer, intent(in) :: array_of_blocklengths(*)
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: array_of_displacements(*)
+      type(MPI_Datatype), intent(in) :: array_of_types(*)
+      type(MPI_Datatype), intent(out) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_struct_f08
+  end interface MPI_Type_create_struct
+
+  interface MPI_Type_create_subarray
+    subroutine MPI_Type_create_subarray_f08(ndims, array_of_sizes, array_of_subsizes, &
+        & array_of_starts, order, oldtype, newtype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: ndims
+      integer, intent(in) :: array_of_sizes(*)
+      integer, intent(in) :: array_of_subsizes(*)
+      integer, intent(in) :: array_of_starts(*)
+      integer, intent(in) :: order
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype), intent(out) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_subarray_f08
+  end interface MPI_Type_create_subarray
+
+  interface MPI_Type_create_darray
+    subroutine MPI_Type_create_darray_f08(size, rank, ndims, array_of_gsizes, &
+        & array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, ierror)
+      import
+      implicit none
+      integer, intent(in) :: size
+      integer, intent(in) :: rank
+      integer, intent(in) :: ndims
+      integer, intent(in) :: array_of_gsizes(*)
+      integer, intent(in) :: array_of_distribs(*)
+      integer, intent(in) :: array_of_dargs(*)
+      integer, intent(in) :: array_of_psizes(*)
+      integer, intent(in) :: order
+      type(MPI_Datatype), intent(in) :: oldtype
+      type(MPI_Datatype), intent(out) :: newtype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_create_darray_f08
+  end interface MPI_Type_create_darray
+
+  interface MPI_Pack
+    subroutine MPI_Pack_f08(inbuf, incount, datatype, outbuf, outsize, position, comm, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*), asynchronous, target :: inbuf
+      integer, intent(in) :: incount
+      type(MPI_Datatype), intent(in) :: datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*), asynchronous, target :: outbuf
+      integer, intent(in) :: outsize
+      integer, intent(inout) :: position
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Pack_f08
+  end interface MPI_Pack
+
+  interface MPI_Unpack
+    subroutine MPI_Unpack_f08(inbuf, insize, position, outbuf, outcount, datatype, comm, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*), asynchronous, target :: inbuf
+      integer, intent(in) :: insize
+      integer, intent(inout) :: position
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*), asynchronous, target :: outbuf
+      integer, intent(in) :: outcount
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Unpack_f08
+  end interface MPI_Unpack
+
+  interface MPI_Pack_size
+    subroutine MPI_Pack_size_f08(incount, datatype, comm, size, ierror)
+      import
+      implicit none
+      integer, intent(in) :: incount
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Comm), intent(in) :: comm
+      integer, intent(out) :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Pack_size_f08
+  end interface MPI_Pack_size
+
+  interface MPI_Type_get_envelope
+    subroutine MPI_Type_get_envelope_f08(datatype, num_integers, num_addresses, num_datatypes, &
+        & combiner, ierror)
+      import
+      implicit none
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(out) :: num_integers
+      integer, intent(out) :: num_addresses
+      integer, intent(out) :: num_datatypes
+      integer, intent(out) :: combiner
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_get_envelope_f08
+  end interface MPI_Type_get_envelope
+
+  interface MPI_Type_get_contents
+    subroutine MPI_Type_get_contents_f08(datatype, max_integers, max_addresses, max_datatypes, &
+        & array_of_integers, array_of_addresses, array_of_datatypes, ierror)
+      import
+      implicit none
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: max_integers
+      integer, intent(in) :: max_addresses
+      integer, intent(in) :: max_datatypes
+      integer, intent(out) :: array_of_integers(*)
+      integer(kind=MPI_ADDRESS_KIND), intent(out) :: array_of_addresses(*)
+      type(MPI_Datatype), intent(out) :: array_of_datatypes(*)
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Type_get_contents_f08
+  end interface MPI_Type_get_contents
+
+  interface MPI_Pack_external
+    subroutine MPI_Pack_external_f08(datarep, inbuf, incount, datatype, outbuf, outsize, &
+        & position, ierror)
+      import
+      implicit none
+      character(len=*), intent(in) :: datarep
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*), asynchronous, target :: inbuf
+      integer, intent(in) :: incount
+      type(MPI_Datatype), intent(in) :: datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*), asynchronous, target :: outbuf
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: outsize
+      integer(kind=MPI_ADDRESS_KIND), intent(inout) :: position
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Pack_external_f08
+  end interface MPI_Pack_external
+
+  interface MPI_Unpack_external
+    subroutine MPI_Unpack_external_f08(datarep, inbuf, insize, position, outbuf, outcount, &
+        & datatype, ierror)
+      import
+      implicit none
+      character(len=*), intent(in) :: datarep
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: inbuf
+      type(*), dimension(*), asynchronous, target :: inbuf
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: insize
+      integer(kind=MPI_ADDRESS_KIND), intent(inout) :: position
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: outbuf
+      type(*), dimension(*), asynchronous, target :: outbuf
+      integer, intent(in) :: outcount
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Unpack_external_f08
+  end interface MPI_Unpack_external
+
+  interface MPI_Pack_external_size
+    subroutine MPI_Pack_external_size_f08(datarep, incount, datatype, size, ierror)
+      import
+      implicit none
+      character(len=*), intent(in) :: datarep
+      integer, intent(in) :: incount
+      type(MPI_Datatype), intent(in) :: datatype
+      integer(kind=MPI_ADDRESS_KIND), intent(out) :: size
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Pack_external_size_f08
+  end interface MPI_Pack_external_size
+
+  interface MPI_Status_set_elements
+    subroutine MPI_Status_set_elements_f08(status, datatype, count, ierror)
+      import
+      implicit none
+      type(MPI_Status), intent(inout) :: status
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: count
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Status_set_elements_f08
+  end interface MPI_Status_set_elements
 end module tern_mpi_f08_datatype

@@ -130,217 +130,6 @@ module tern_mpi_f08_io
       integer, optional, intent(out) :: ierror
     end subroutine MPI_File_get_view
 
-    subroutine MPI_File_read_at(fh, offset, buf, count, datatype, status, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Status), intent(out) :: status
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_read_at
-
-    subroutine MPI_File_write_at(fh, offset, buf, count, datatype, status, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Status), intent(out) :: status
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_write_at
-
-    subroutine MPI_File_read(fh, buf, count, datatype, status, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Status), intent(out) :: status
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_read
-
-    subroutine MPI_File_write(fh, buf, count, datatype, status, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Status), intent(out) :: status
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_write
-
-    subroutine MPI_File_read_at_all(fh, offset, buf, count, datatype, status, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Status), intent(out) :: status
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_read_at_all
-
-    subroutine MPI_File_write_at_all(fh, offset, buf, count, datatype, status, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Status), intent(out) :: status
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_write_at_all
-
-    subroutine MPI_File_read_all(fh, buf, count, datatype, status, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Status), intent(out) :: status
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_read_all
-
-    subroutine MPI_File_write_all(fh, buf, count, datatype, status, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Status), intent(out) :: status
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_write_all
-
-    subroutine MPI_File_iread_at(fh, offset, buf, count, datatype, request, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_iread_at
-
-    subroutine MPI_File_iwrite_at(fh, offset, buf, count, datatype, request, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_iwrite_at
-
-    subroutine MPI_File_iread(fh, buf, count, datatype, request, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_iread
-
-    subroutine MPI_File_iwrite(fh, buf, count, datatype, request, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_iwrite
-
-    subroutine MPI_File_iread_all(fh, buf, count, datatype, request, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_iread_all
-
-    subroutine MPI_File_iwrite_all(fh, buf, count, datatype, request, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_iwrite_all
-
-    subroutine MPI_File_iread_at_all(fh, offset, buf, count, datatype, request, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_iread_at_all
-
-    subroutine MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_iwrite_at_all
-
-    subroutine MPI_File_read_all_begin(fh, buf, count, datatype, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_read_all_begin
-
     subroutine MPI_File_read_all_end(fh, buf, status, ierror)
       import
       implicit none
@@ -350,17 +139,6 @@ module tern_mpi_f08_io
       type(MPI_Status), intent(out) :: status
       integer, optional, intent(out) :: ierror
     end subroutine MPI_File_read_all_end
-
-    subroutine MPI_File_write_all_begin(fh, buf, count, datatype, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_write_all_begin
 
     subroutine MPI_File_write_all_end(fh, buf, status, ierror)
       import
@@ -372,18 +150,6 @@ module tern_mpi_f08_io
       integer, optional, intent(out) :: ierror
     end subroutine MPI_File_write_all_end
 
-    subroutine MPI_File_read_at_all_begin(fh, offset, buf, count, datatype, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_read_at_all_begin
-
     subroutine MPI_File_read_at_all_end(fh, buf, status, ierror)
       import
       implicit none
@@ -393,18 +159,6 @@ module tern_mpi_f08_io
       type(MPI_Status), intent(out) :: status
       integer, optional, intent(out) :: ierror
     end subroutine MPI_File_read_at_all_end
-
-    subroutine MPI_File_write_at_all_begin(fh, offset, buf, count, datatype, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_write_at_all_begin
 
     subroutine MPI_File_write_at_all_end(fh, buf, status, ierror)
       import
@@ -474,89 +228,6 @@ module tern_mpi_f08_io
       integer, optional, intent(out) :: ierror
     end subroutine MPI_File_get_atomicity
 
-    subroutine MPI_File_read_shared(fh, buf, count, datatype, status, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Status), intent(out) :: status
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_read_shared
-
-    subroutine MPI_File_write_shared(fh, buf, count, datatype, status, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Status), intent(out) :: status
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_write_shared
-
-    subroutine MPI_File_iread_shared(fh, buf, count, datatype, request, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_iread_shared
-
-    subroutine MPI_File_iwrite_shared(fh, buf, count, datatype, request, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_iwrite_shared
-
-    subroutine MPI_File_read_ordered(fh, buf, count, datatype, status, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Status), intent(out) :: status
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_read_ordered
-
-    subroutine MPI_File_write_ordered(fh, buf, count, datatype, status, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      type(MPI_Status), intent(out) :: status
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_write_ordered
-
-    subroutine MPI_File_read_ordered_begin(fh, buf, count, datatype, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_read_ordered_begin
-
     subroutine MPI_File_read_ordered_end(fh, buf, status, ierror)
       import
       implicit none
@@ -566,17 +237,6 @@ module tern_mpi_f08_io
       type(MPI_Status), intent(out) :: status
       integer, optional, intent(out) :: ierror
     end subroutine MPI_File_read_ordered_end
-
-    subroutine MPI_File_write_ordered_begin(fh, buf, count, datatype, ierror)
-      import
-      implicit none
-      type(MPI_File), intent(in) :: fh
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_File_write_ordered_begin
 
     subroutine MPI_File_write_ordered_end(fh, buf, status, ierror)
       import
@@ -637,4 +297,400 @@ module tern_mpi_f08_io
       integer, optional, intent(out) :: ierror
     end subroutine MPI_File_call_errhandler
   end interface
+
+  interface MPI_File_read_at
+    subroutine MPI_File_read_at_f08(fh, offset, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_at_f08
+  end interface MPI_File_read_at
+
+  interface MPI_File_write_at
+    subroutine MPI_File_write_at_f08(fh, offset, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_at_f08
+  end interface MPI_File_write_at
+
+  interface MPI_File_read
+    subroutine MPI_File_read_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_f08
+  end interface MPI_File_read
+
+  interface MPI_File_write
+    subroutine MPI_File_write_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_f08
+  end interface MPI_File_write
+
+  interface MPI_File_read_at_all
+    subroutine MPI_File_read_at_all_f08(fh, offset, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_at_all_f08
+  end interface MPI_File_read_at_all
+
+  interface MPI_File_write_at_all
+    subroutine MPI_File_write_at_all_f08(fh, offset, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_at_all_f08
+  end interface MPI_File_write_at_all
+
+  interface MPI_File_read_all
+    subroutine MPI_File_read_all_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_all_f08
+  end interface MPI_File_read_all
+
+  interface MPI_File_write_all
+    subroutine MPI_File_write_all_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_all_f08
+  end interface MPI_File_write_all
+
+  interface MPI_File_iread_at
+    subroutine MPI_File_iread_at_f08(fh, offset, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iread_at_f08
+  end interface MPI_File_iread_at
+
+  interface MPI_File_iwrite_at
+    subroutine MPI_File_iwrite_at_f08(fh, offset, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iwrite_at_f08
+  end interface MPI_File_iwrite_at
+
+  interface MPI_File_iread
+    subroutine MPI_File_iread_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iread_f08
+  end interface MPI_File_iread
+
+  interface MPI_File_iwrite
+    subroutine MPI_File_iwrite_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iwrite_f08
+  end interface MPI_File_iwrite
+
+  interface MPI_File_iread_all
+    subroutine MPI_File_iread_all_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iread_all_f08
+  end interface MPI_File_iread_all
+
+  interface MPI_File_iwrite_all
+    subroutine MPI_File_iwrite_all_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iwrite_all_f08
+  end interface MPI_File_iwrite_all
+
+  interface MPI_File_iread_at_all
+    subroutine MPI_File_iread_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iread_at_all_f08
+  end interface MPI_File_iread_at_all
+
+  interface MPI_File_iwrite_at_all
+    subroutine MPI_File_iwrite_at_all_f08(fh, offset, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iwrite_at_all_f08
+  end interface MPI_File_iwrite_at_all
+
+  interface MPI_File_read_all_begin
+    subroutine MPI_File_read_all_begin_f08(fh, buf, count, datatype, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_all_begin_f08
+  end interface MPI_File_read_all_begin
+
+  interface MPI_File_write_all_begin
+    subroutine MPI_File_write_all_begin_f08(fh, buf, count, datatype, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_all_begin_f08
+  end interface MPI_File_write_all_begin
+
+  interface MPI_File_read_at_all_begin
+    subroutine MPI_File_read_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_at_all_begin_f08
+  end interface MPI_File_read_at_all_begin
+
+  interface MPI_File_write_at_all_begin
+    subroutine MPI_File_write_at_all_begin_f08(fh, offset, buf, count, datatype, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      integer(kind=MPI_OFFSET_KIND), intent(in) :: offset
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_at_all_begin_f08
+  end interface MPI_File_write_at_all_begin
+
+  interface MPI_File_read_shared
+    subroutine MPI_File_read_shared_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_shared_f08
+  end interface MPI_File_read_shared
+
+  interface MPI_File_write_shared
+    subroutine MPI_File_write_shared_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_shared_f08
+  end interface MPI_File_write_shared
+
+  interface MPI_File_iread_shared
+    subroutine MPI_File_iread_shared_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iread_shared_f08
+  end interface MPI_File_iread_shared
+
+  interface MPI_File_iwrite_shared
+    subroutine MPI_File_iwrite_shared_f08(fh, buf, count, datatype, request, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_iwrite_shared_f08
+  end interface MPI_File_iwrite_shared
+
+  interface MPI_File_read_ordered
+    subroutine MPI_File_read_ordered_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_ordered_f08
+  end interface MPI_File_read_ordered
+
+  interface MPI_File_write_ordered
+    subroutine MPI_File_write_ordered_f08(fh, buf, count, datatype, status, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_ordered_f08
+  end interface MPI_File_write_ordered
+
+  interface MPI_File_read_ordered_begin
+    subroutine MPI_File_read_ordered_begin_f08(fh, buf, count, datatype, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_read_ordered_begin_f08
+  end interface MPI_File_read_ordered_begin
+
+  interface MPI_File_write_ordered_begin
+    subroutine MPI_File_write_ordered_begin_f08(fh, buf, count, datatype, ierror)
+      import
+      implicit none
+      type(MPI_File), intent(in) :: fh
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_File_write_ordered_begin_f08
+  end interface MPI_File_write_ordered_begin
 end module tern_mpi_f08_io

@@ -12,8 +12,8 @@ module tern_mpi_f08_neighbor
       & MPI_Ineighbor_alltoallw, MPI_Neighbor_allgather_init, MPI_Neighbor_alltoall_init, &
       & MPI_Neighbor_allgatherv_init, MPI_Neighbor_alltoallv_init, MPI_Neighbor_alltoallw_init
 
-  interface
-    subroutine MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+  interface MPI_Neighbor_allgather
+    subroutine MPI_Neighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         & recvtype, comm, ierror)
       import
       implicit none
@@ -27,9 +27,11 @@ module tern_mpi_f08_neighbor
       type(MPI_Datatype), intent(in) :: recvtype
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Neighbor_allgather
+    end subroutine MPI_Neighbor_allgather_f08
+  end interface MPI_Neighbor_allgather
 
-    subroutine MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+  interface MPI_Neighbor_alltoall
+    subroutine MPI_Neighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         & recvtype, comm, ierror)
       import
       implicit none
@@ -43,9 +45,11 @@ module tern_mpi_f08_neighbor
       type(MPI_Datatype), intent(in) :: recvtype
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Neighbor_alltoall
+    end subroutine MPI_Neighbor_alltoall_f08
+  end interface MPI_Neighbor_alltoall
 
-    subroutine MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+  interface MPI_Neighbor_allgatherv
+    subroutine MPI_Neighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
         & displs, recvtype, comm, ierror)
       import
       implicit none
@@ -60,9 +64,11 @@ module tern_mpi_f08_neighbor
       type(MPI_Datatype), intent(in) :: recvtype
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Neighbor_allgatherv
+    end subroutine MPI_Neighbor_allgatherv_f08
+  end interface MPI_Neighbor_allgatherv
 
-    subroutine MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+  interface MPI_Neighbor_alltoallv
+    subroutine MPI_Neighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
         & recvcounts, rdispls, recvtype, comm, ierror)
       import
       implicit none
@@ -78,9 +84,11 @@ module tern_mpi_f08_neighbor
       type(MPI_Datatype), intent(in) :: recvtype
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Neighbor_alltoallv
+    end subroutine MPI_Neighbor_alltoallv_f08
+  end interface MPI_Neighbor_alltoallv
 
-    subroutine MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+  interface MPI_Neighbor_alltoallw
+    subroutine MPI_Neighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
         & recvcounts, rdispls, recvtypes, comm, ierror)
       import
       implicit none
@@ -96,9 +104,11 @@ module tern_mpi_f08_neighbor
       type(MPI_Datatype), intent(in) :: recvtypes(*)
       type(MPI_Comm), intent(in) :: comm
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Neighbor_alltoallw
+    end subroutine MPI_Neighbor_alltoallw_f08
+  end interface MPI_Neighbor_alltoallw
 
-    subroutine MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+  interface MPI_Ineighbor_allgather
+    subroutine MPI_Ineighbor_allgather_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         & recvtype, comm, request, ierror)
       import
       implicit none
@@ -113,9 +123,11 @@ module tern_mpi_f08_neighbor
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Ineighbor_allgather
+    end subroutine MPI_Ineighbor_allgather_f08
+  end interface MPI_Ineighbor_allgather
 
-    subroutine MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+  interface MPI_Ineighbor_alltoall
+    subroutine MPI_Ineighbor_alltoall_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         & recvtype, comm, request, ierror)
       import
       implicit none
@@ -130,9 +142,11 @@ module tern_mpi_f08_neighbor
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Ineighbor_alltoall
+    end subroutine MPI_Ineighbor_alltoall_f08
+  end interface MPI_Ineighbor_alltoall
 
-    subroutine MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
+  interface MPI_Ineighbor_allgatherv
+    subroutine MPI_Ineighbor_allgatherv_f08(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
         & displs, recvtype, comm, request, ierror)
       import
       implicit none
@@ -148,9 +162,11 @@ module tern_mpi_f08_neighbor
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Ineighbor_allgatherv
+    end subroutine MPI_Ineighbor_allgatherv_f08
+  end interface MPI_Ineighbor_allgatherv
 
-    subroutine MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+  interface MPI_Ineighbor_alltoallv
+    subroutine MPI_Ineighbor_alltoallv_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
         & recvcounts, rdispls, recvtype, comm, request, ierror)
       import
       implicit none
@@ -167,9 +183,11 @@ module tern_mpi_f08_neighbor
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Ineighbor_alltoallv
+    end subroutine MPI_Ineighbor_alltoallv_f08
+  end interface MPI_Ineighbor_alltoallv
 
-    subroutine MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
+  interface MPI_Ineighbor_alltoallw
+    subroutine MPI_Ineighbor_alltoallw_f08(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
         & recvcounts, rdispls, recvtypes, comm, request, ierror)
       import
       implicit none
@@ -186,9 +204,31 @@ module tern_mpi_f08_neighbor
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Ineighbor_alltoallw
+    end subroutine MPI_Ineighbor_alltoallw_f08
+  end interface MPI_Ineighbor_alltoallw
 
-    subroutine MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
+  interface MPI_Neighbor_allgather_init
+    subroutine MPI_Neighbor_allgather_init_f08(sendbuf, sendcount, sendtype, recvbuf, &
+        & recvcount, recvtype, comm, info, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Neighbor_allgather_init_f08
+  end interface MPI_Neighbor_allgather_init
+
+  interface MPI_Neighbor_alltoall_init
+    subroutine MPI_Neighbor_alltoall_init_f08(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
         & recvtype, comm, info, request, ierror)
       import
       implicit none
@@ -204,28 +244,12 @@ module tern_mpi_f08_neighbor
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Neighbor_allgather_init
+    end subroutine MPI_Neighbor_alltoall_init_f08
+  end interface MPI_Neighbor_alltoall_init
 
-    subroutine MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, &
-        & recvtype, comm, info, request, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*), asynchronous, target :: sendbuf
-      integer, intent(in) :: sendcount
-      type(MPI_Datatype), intent(in) :: sendtype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*), asynchronous, target :: recvbuf
-      integer, intent(in) :: recvcount
-      type(MPI_Datatype), intent(in) :: recvtype
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Info), intent(in) :: info
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Neighbor_alltoall_init
-
-    subroutine MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, &
-        & displs, recvtype, comm, info, request, ierror)
+  interface MPI_Neighbor_allgatherv_init
+    subroutine MPI_Neighbor_allgatherv_init_f08(sendbuf, sendcount, sendtype, recvbuf, &
+        & recvcounts, displs, recvtype, comm, info, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -241,9 +265,11 @@ module tern_mpi_f08_neighbor
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Neighbor_allgatherv_init
+    end subroutine MPI_Neighbor_allgatherv_init_f08
+  end interface MPI_Neighbor_allgatherv_init
 
-    subroutine MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
+  interface MPI_Neighbor_alltoallv_init
+    subroutine MPI_Neighbor_alltoallv_init_f08(sendbuf, sendcounts, sdispls, sendtype, recvbuf, &
         & recvcounts, rdispls, recvtype, comm, info, request, ierror)
       import
       implicit none
@@ -261,10 +287,12 @@ module tern_mpi_f08_neighbor
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Neighbor_alltoallv_init
+    end subroutine MPI_Neighbor_alltoallv_init_f08
+  end interface MPI_Neighbor_alltoallv_init
 
-    subroutine MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, &
-        & recvcounts, rdispls, recvtypes, comm, info, request, ierror)
+  interface MPI_Neighbor_alltoallw_init
+    subroutine MPI_Neighbor_alltoallw_init_f08(sendbuf, sendcounts, sdispls, sendtypes, &
+        & recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -281,6 +309,6 @@ module tern_mpi_f08_neighbor
       type(MPI_Info), intent(in) :: info
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Neighbor_alltoallw_init
-  end interface
+    end subroutine MPI_Neighbor_alltoallw_init_f08
+  end interface MPI_Neighbor_alltoallw_init
 end module tern_mpi_f08_neighbor

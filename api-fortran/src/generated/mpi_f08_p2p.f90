@@ -14,250 +14,6 @@ module tern_mpi_f08_p2p
       & MPI_Buffer_attach, MPI_Buffer_detach
 
   interface
-    subroutine MPI_Send(buf, count, datatype, dest, tag, comm, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      type(MPI_Comm), intent(in) :: comm
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Send
-
-    subroutine MPI_Ssend(buf, count, datatype, dest, tag, comm, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      type(MPI_Comm), intent(in) :: comm
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Ssend
-
-    subroutine MPI_Rsend(buf, count, datatype, dest, tag, comm, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      type(MPI_Comm), intent(in) :: comm
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Rsend
-
-    subroutine MPI_Bsend(buf, count, datatype, dest, tag, comm, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      type(MPI_Comm), intent(in) :: comm
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Bsend
-
-    subroutine MPI_Recv(buf, count, datatype, source, tag, comm, status, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: source
-      integer, intent(in) :: tag
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Status), intent(out) :: status
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Recv
-
-    subroutine MPI_Isend(buf, count, datatype, dest, tag, comm, request, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Isend
-
-    subroutine MPI_Issend(buf, count, datatype, dest, tag, comm, request, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Issend
-
-    subroutine MPI_Irsend(buf, count, datatype, dest, tag, comm, request, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Irsend
-
-    subroutine MPI_Ibsend(buf, count, datatype, dest, tag, comm, request, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Ibsend
-
-    subroutine MPI_Irecv(buf, count, datatype, source, tag, comm, request, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: source
-      integer, intent(in) :: tag
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Irecv
-
-    subroutine MPI_Send_init(buf, count, datatype, dest, tag, comm, request, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Send_init
-
-    subroutine MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Ssend_init
-
-    subroutine MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Rsend_init
-
-    subroutine MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: tag
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Bsend_init
-
-    subroutine MPI_Recv_init(buf, count, datatype, source, tag, comm, request, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: source
-      integer, intent(in) :: tag
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Recv_init
-
-    subroutine MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-        & recvtype, source, recvtag, comm, status, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
-      type(*), dimension(*), asynchronous, target :: sendbuf
-      integer, intent(in) :: sendcount
-      type(MPI_Datatype), intent(in) :: sendtype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
-      type(*), dimension(*), asynchronous, target :: recvbuf
-      integer, intent(in) :: recvcount
-      type(MPI_Datatype), intent(in) :: recvtype
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Status), intent(out) :: status
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Sendrecv
-
-    subroutine MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, &
-        & status, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
-      type(*), dimension(*), asynchronous, target :: buf
-      integer, intent(in) :: count
-      type(MPI_Datatype), intent(in) :: datatype
-      integer, intent(in) :: dest
-      integer, intent(in) :: sendtag
-      integer, intent(in) :: source
-      integer, intent(in) :: recvtag
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Status), intent(out) :: status
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Sendrecv_replace
-
     subroutine MPI_Probe(source, tag, comm, status, ierror)
       import
       implicit none
@@ -302,7 +58,295 @@ module tern_mpi_f08_p2p
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Improbe
 
-    subroutine MPI_Mrecv(buf, count, datatype, message, status, ierror)
+    subroutine MPI_Test_cancelled(status, flag, ierror)
+      import
+      implicit none
+      type(MPI_Status), intent(in) :: status
+      logical, intent(out) :: flag
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Test_cancelled
+  end interface
+
+  interface MPI_Send
+    subroutine MPI_Send_f08(buf, count, datatype, dest, tag, comm, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Send_f08
+  end interface MPI_Send
+
+  interface MPI_Ssend
+    subroutine MPI_Ssend_f08(buf, count, datatype, dest, tag, comm, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Ssend_f08
+  end interface MPI_Ssend
+
+  interface MPI_Rsend
+    subroutine MPI_Rsend_f08(buf, count, datatype, dest, tag, comm, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Rsend_f08
+  end interface MPI_Rsend
+
+  interface MPI_Bsend
+    subroutine MPI_Bsend_f08(buf, count, datatype, dest, tag, comm, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Bsend_f08
+  end interface MPI_Bsend
+
+  interface MPI_Recv
+    subroutine MPI_Recv_f08(buf, count, datatype, source, tag, comm, status, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Recv_f08
+  end interface MPI_Recv
+
+  interface MPI_Isend
+    subroutine MPI_Isend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Isend_f08
+  end interface MPI_Isend
+
+  interface MPI_Issend
+    subroutine MPI_Issend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Issend_f08
+  end interface MPI_Issend
+
+  interface MPI_Irsend
+    subroutine MPI_Irsend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Irsend_f08
+  end interface MPI_Irsend
+
+  interface MPI_Ibsend
+    subroutine MPI_Ibsend_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Ibsend_f08
+  end interface MPI_Ibsend
+
+  interface MPI_Irecv
+    subroutine MPI_Irecv_f08(buf, count, datatype, source, tag, comm, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Irecv_f08
+  end interface MPI_Irecv
+
+  interface MPI_Send_init
+    subroutine MPI_Send_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Send_init_f08
+  end interface MPI_Send_init
+
+  interface MPI_Ssend_init
+    subroutine MPI_Ssend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Ssend_init_f08
+  end interface MPI_Ssend_init
+
+  interface MPI_Rsend_init
+    subroutine MPI_Rsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Rsend_init_f08
+  end interface MPI_Rsend_init
+
+  interface MPI_Bsend_init
+    subroutine MPI_Bsend_init_f08(buf, count, datatype, dest, tag, comm, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Bsend_init_f08
+  end interface MPI_Bsend_init
+
+  interface MPI_Recv_init
+    subroutine MPI_Recv_init_f08(buf, count, datatype, source, tag, comm, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Recv_init_f08
+  end interface MPI_Recv_init
+
+  interface MPI_Sendrecv
+    subroutine MPI_Sendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+        & recvcount, recvtype, source, recvtag, comm, status, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
+      type(*), dimension(*), asynchronous, target :: sendbuf
+      integer, intent(in) :: sendcount
+      type(MPI_Datatype), intent(in) :: sendtype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: recvbuf
+      type(*), dimension(*), asynchronous, target :: recvbuf
+      integer, intent(in) :: recvcount
+      type(MPI_Datatype), intent(in) :: recvtype
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Sendrecv_f08
+  end interface MPI_Sendrecv
+
+  interface MPI_Sendrecv_replace
+    subroutine MPI_Sendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
+        & comm, status, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: sendtag
+      integer, intent(in) :: source
+      integer, intent(in) :: recvtag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Status), intent(out) :: status
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Sendrecv_replace_f08
+  end interface MPI_Sendrecv_replace
+
+  interface MPI_Mrecv
+    subroutine MPI_Mrecv_f08(buf, count, datatype, message, status, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -312,9 +356,11 @@ module tern_mpi_f08_p2p
       type(MPI_Message), intent(inout) :: message
       type(MPI_Status), intent(out) :: status
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Mrecv
+    end subroutine MPI_Mrecv_f08
+  end interface MPI_Mrecv
 
-    subroutine MPI_Imrecv(buf, count, datatype, message, request, ierror)
+  interface MPI_Imrecv
+    subroutine MPI_Imrecv_f08(buf, count, datatype, message, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
@@ -324,36 +370,34 @@ module tern_mpi_f08_p2p
       type(MPI_Message), intent(inout) :: message
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Imrecv
+    end subroutine MPI_Imrecv_f08
+  end interface MPI_Imrecv
 
-    subroutine MPI_Get_count(status, datatype, count, ierror)
+  interface MPI_Get_count
+    subroutine MPI_Get_count_f08(status, datatype, count, ierror)
       import
       implicit none
       type(MPI_Status), intent(in) :: status
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(out) :: count
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Get_count
+    end subroutine MPI_Get_count_f08
+  end interface MPI_Get_count
 
-    subroutine MPI_Get_elements(status, datatype, count, ierror)
+  interface MPI_Get_elements
+    subroutine MPI_Get_elements_f08(status, datatype, count, ierror)
       import
       implicit none
       type(MPI_Status), intent(in) :: status
       type(MPI_Datatype), intent(in) :: datatype
       integer, intent(out) :: count
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Get_elements
+    end subroutine MPI_Get_elements_f08
+  end interface MPI_Get_elements
 
-    subroutine MPI_Test_cancelled(status, flag, ierror)
-      import
-      implicit none
-      type(MPI_Status), intent(in) :: status
-      logical, intent(out) :: flag
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Test_cancelled
-
-    subroutine MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, &
-        & recvtype, source, recvtag, comm, request, ierror)
+  interface MPI_Isendrecv
+    subroutine MPI_Isendrecv_f08(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, &
+        & recvcount, recvtype, source, recvtag, comm, request, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: sendbuf
@@ -371,9 +415,11 @@ module tern_mpi_f08_p2p
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Isendrecv
+    end subroutine MPI_Isendrecv_f08
+  end interface MPI_Isendrecv
 
-    subroutine MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, &
+  interface MPI_Isendrecv_replace
+    subroutine MPI_Isendrecv_replace_f08(buf, count, datatype, dest, sendtag, source, recvtag, &
         & comm, request, ierror)
       import
       implicit none
@@ -388,25 +434,27 @@ module tern_mpi_f08_p2p
       type(MPI_Comm), intent(in) :: comm
       type(MPI_Request), intent(out) :: request
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Isendrecv_replace
+    end subroutine MPI_Isendrecv_replace_f08
+  end interface MPI_Isendrecv_replace
 
-    subroutine MPI_Buffer_attach(buffer, size, ierror)
+  interface MPI_Buffer_attach
+    subroutine MPI_Buffer_attach_f08(buffer, size, ierror)
       import
       implicit none
       !GCC$ ATTRIBUTES NO_ARG_CHECK :: buffer
       type(*), dimension(*), asynchronous, target :: buffer
       integer, intent(in) :: size
       integer, optional, intent(out) :: ierror
-    end subroutine MPI_Buffer_attach
-  end interface
+    end subroutine MPI_Buffer_attach_f08
+  end interface MPI_Buffer_attach
 
   interface MPI_Buffer_detach
-    subroutine tern_mpi_f08_buffer_detach(buffer_addr, size, ierror)
+    subroutine MPI_Buffer_detach_f08(buffer_addr, size, ierror)
       import
       implicit none
       type(c_ptr), intent(out) :: buffer_addr
       integer, intent(out) :: size
       integer, optional, intent(out) :: ierror
-    end subroutine tern_mpi_f08_buffer_detach
+    end subroutine MPI_Buffer_detach_f08
   end interface MPI_Buffer_detach
 end module tern_mpi_f08_p2p

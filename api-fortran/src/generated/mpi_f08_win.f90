@@ -19,54 +19,6 @@ module tern_mpi_f08_win
       & MPI_Win_flush_local, MPI_Win_flush_local_all, MPI_Win_sync
 
   interface
-    subroutine MPI_Win_create(base, size, disp_unit, info, comm, win, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
-      type(*), dimension(*), asynchronous, target :: base
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: disp_unit
-      type(MPI_Info), intent(in) :: info
-      type(MPI_Comm), intent(in) :: comm
-      type(MPI_Win), intent(out) :: win
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Win_create
-
-    subroutine MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win, ierror)
-      import
-      implicit none
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: disp_unit
-      type(MPI_Info), intent(in) :: info
-      type(MPI_Comm), intent(in) :: comm
-      type(c_ptr), intent(out) :: baseptr
-      type(MPI_Win), intent(out) :: win
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Win_allocate
-
-    subroutine MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win, ierror)
-      import
-      implicit none
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
-      integer, intent(in) :: disp_unit
-      type(MPI_Info), intent(in) :: info
-      type(MPI_Comm), intent(in) :: comm
-      type(c_ptr), intent(out) :: baseptr
-      type(MPI_Win), intent(out) :: win
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Win_allocate_shared
-
-    subroutine MPI_Win_shared_query(win, rank, size, disp_unit, baseptr, ierror)
-      import
-      implicit none
-      type(MPI_Win), intent(in) :: win
-      integer, intent(in) :: rank
-      integer(kind=MPI_ADDRESS_KIND), intent(out) :: size
-      integer, intent(out) :: disp_unit
-      type(c_ptr), intent(out) :: baseptr
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Win_shared_query
-
     subroutine MPI_Win_create_dynamic(info, comm, win, ierror)
       import
       implicit none
@@ -220,77 +172,6 @@ module tern_mpi_f08_win
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Win_call_errhandler
 
-    subroutine MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        & target_count, target_datatype, win, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*), asynchronous, target :: origin_addr
-      integer, intent(in) :: origin_count
-      type(MPI_Datatype), intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      type(MPI_Datatype), intent(in) :: target_datatype
-      type(MPI_Win), intent(in) :: win
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Put
-
-    subroutine MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        & target_count, target_datatype, win, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*), asynchronous, target :: origin_addr
-      integer, intent(in) :: origin_count
-      type(MPI_Datatype), intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      type(MPI_Datatype), intent(in) :: target_datatype
-      type(MPI_Win), intent(in) :: win
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Get
-
-    subroutine MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, &
-        & target_disp, target_count, target_datatype, op, win, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*), asynchronous, target :: origin_addr
-      integer, intent(in) :: origin_count
-      type(MPI_Datatype), intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      type(MPI_Datatype), intent(in) :: target_datatype
-      type(MPI_Op), intent(in) :: op
-      type(MPI_Win), intent(in) :: win
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Accumulate
-
-    subroutine MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
-        & result_count, result_datatype, target_rank, target_disp, target_count, &
-        & target_datatype, op, win, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*), asynchronous, target :: origin_addr
-      integer, intent(in) :: origin_count
-      type(MPI_Datatype), intent(in) :: origin_datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*), asynchronous, target :: result_addr
-      integer, intent(in) :: result_count
-      type(MPI_Datatype), intent(in) :: result_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      type(MPI_Datatype), intent(in) :: target_datatype
-      type(MPI_Op), intent(in) :: op
-      type(MPI_Win), intent(in) :: win
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Get_accumulate
-
     subroutine MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, &
         & op, win, ierror)
       import
@@ -323,81 +204,6 @@ module tern_mpi_f08_win
       type(MPI_Win), intent(in) :: win
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Compare_and_swap
-
-    subroutine MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        & target_count, target_datatype, win, request, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*), asynchronous, target :: origin_addr
-      integer, intent(in) :: origin_count
-      type(MPI_Datatype), intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      type(MPI_Datatype), intent(in) :: target_datatype
-      type(MPI_Win), intent(in) :: win
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Rput
-
-    subroutine MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, &
-        & target_count, target_datatype, win, request, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*), asynchronous, target :: origin_addr
-      integer, intent(in) :: origin_count
-      type(MPI_Datatype), intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      type(MPI_Datatype), intent(in) :: target_datatype
-      type(MPI_Win), intent(in) :: win
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Rget
-
-    subroutine MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, &
-        & target_disp, target_count, target_datatype, op, win, request, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*), asynchronous, target :: origin_addr
-      integer, intent(in) :: origin_count
-      type(MPI_Datatype), intent(in) :: origin_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      type(MPI_Datatype), intent(in) :: target_datatype
-      type(MPI_Op), intent(in) :: op
-      type(MPI_Win), intent(in) :: win
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Raccumulate
-
-    subroutine MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, &
-        & result_count, result_datatype, target_rank, target_disp, target_count, &
-        & target_datatype, op, win, request, ierror)
-      import
-      implicit none
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
-      type(*), dimension(*), asynchronous, target :: origin_addr
-      integer, intent(in) :: origin_count
-      type(MPI_Datatype), intent(in) :: origin_datatype
-      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
-      type(*), dimension(*), asynchronous, target :: result_addr
-      integer, intent(in) :: result_count
-      type(MPI_Datatype), intent(in) :: result_datatype
-      integer, intent(in) :: target_rank
-      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
-      integer, intent(in) :: target_count
-      type(MPI_Datatype), intent(in) :: target_datatype
-      type(MPI_Op), intent(in) :: op
-      type(MPI_Win), intent(in) :: win
-      type(MPI_Request), intent(out) :: request
-      integer, optional, intent(out) :: ierror
-    end subroutine MPI_Rget_accumulate
 
     subroutine MPI_Win_fence(assert, win, ierror)
       import
@@ -517,4 +323,222 @@ module tern_mpi_f08_win
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Win_sync
   end interface
+
+  interface MPI_Win_create
+    subroutine MPI_Win_create_f08(base, size, disp_unit, info, comm, win, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: base
+      type(*), dimension(*), asynchronous, target :: base
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: disp_unit
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Win), intent(out) :: win
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Win_create_f08
+  end interface MPI_Win_create
+
+  interface MPI_Win_allocate
+    subroutine MPI_Win_allocate_f08(size, disp_unit, info, comm, baseptr, win, ierror)
+      import
+      implicit none
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: disp_unit
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Comm), intent(in) :: comm
+      type(c_ptr), intent(out) :: baseptr
+      type(MPI_Win), intent(out) :: win
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Win_allocate_f08
+  end interface MPI_Win_allocate
+
+  interface MPI_Win_allocate_shared
+    subroutine MPI_Win_allocate_shared_f08(size, disp_unit, info, comm, baseptr, win, ierror)
+      import
+      implicit none
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: size
+      integer, intent(in) :: disp_unit
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Comm), intent(in) :: comm
+      type(c_ptr), intent(out) :: baseptr
+      type(MPI_Win), intent(out) :: win
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Win_allocate_shared_f08
+  end interface MPI_Win_allocate_shared
+
+  interface MPI_Win_shared_query
+    subroutine MPI_Win_shared_query_f08(win, rank, size, disp_unit, baseptr, ierror)
+      import
+      implicit none
+      type(MPI_Win), intent(in) :: win
+      integer, intent(in) :: rank
+      integer(kind=MPI_ADDRESS_KIND), intent(out) :: size
+      integer, intent(out) :: disp_unit
+      type(c_ptr), intent(out) :: baseptr
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Win_shared_query_f08
+  end interface MPI_Win_shared_query
+
+  interface MPI_Put
+    subroutine MPI_Put_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+        & target_disp, target_count, target_datatype, win, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*), asynchronous, target :: origin_addr
+      integer, intent(in) :: origin_count
+      type(MPI_Datatype), intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      type(MPI_Datatype), intent(in) :: target_datatype
+      type(MPI_Win), intent(in) :: win
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Put_f08
+  end interface MPI_Put
+
+  interface MPI_Get
+    subroutine MPI_Get_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+        & target_disp, target_count, target_datatype, win, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*), asynchronous, target :: origin_addr
+      integer, intent(in) :: origin_count
+      type(MPI_Datatype), intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      type(MPI_Datatype), intent(in) :: target_datatype
+      type(MPI_Win), intent(in) :: win
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Get_f08
+  end interface MPI_Get
+
+  interface MPI_Accumulate
+    subroutine MPI_Accumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+        & target_disp, target_count, target_datatype, op, win, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*), asynchronous, target :: origin_addr
+      integer, intent(in) :: origin_count
+      type(MPI_Datatype), intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      type(MPI_Datatype), intent(in) :: target_datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Win), intent(in) :: win
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Accumulate_f08
+  end interface MPI_Accumulate
+
+  interface MPI_Get_accumulate
+    subroutine MPI_Get_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
+        & result_count, result_datatype, target_rank, target_disp, target_count, &
+        & target_datatype, op, win, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*), asynchronous, target :: origin_addr
+      integer, intent(in) :: origin_count
+      type(MPI_Datatype), intent(in) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*), asynchronous, target :: result_addr
+      integer, intent(in) :: result_count
+      type(MPI_Datatype), intent(in) :: result_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      type(MPI_Datatype), intent(in) :: target_datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Win), intent(in) :: win
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Get_accumulate_f08
+  end interface MPI_Get_accumulate
+
+  interface MPI_Rput
+    subroutine MPI_Rput_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+        & target_disp, target_count, target_datatype, win, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*), asynchronous, target :: origin_addr
+      integer, intent(in) :: origin_count
+      type(MPI_Datatype), intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      type(MPI_Datatype), intent(in) :: target_datatype
+      type(MPI_Win), intent(in) :: win
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Rput_f08
+  end interface MPI_Rput
+
+  interface MPI_Rget
+    subroutine MPI_Rget_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+        & target_disp, target_count, target_datatype, win, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*), asynchronous, target :: origin_addr
+      integer, intent(in) :: origin_count
+      type(MPI_Datatype), intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      type(MPI_Datatype), intent(in) :: target_datatype
+      type(MPI_Win), intent(in) :: win
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Rget_f08
+  end interface MPI_Rget
+
+  interface MPI_Raccumulate
+    subroutine MPI_Raccumulate_f08(origin_addr, origin_count, origin_datatype, target_rank, &
+        & target_disp, target_count, target_datatype, op, win, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*), asynchronous, target :: origin_addr
+      integer, intent(in) :: origin_count
+      type(MPI_Datatype), intent(in) :: origin_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      type(MPI_Datatype), intent(in) :: target_datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Win), intent(in) :: win
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Raccumulate_f08
+  end interface MPI_Raccumulate
+
+  interface MPI_Rget_accumulate
+    subroutine MPI_Rget_accumulate_f08(origin_addr, origin_count, origin_datatype, result_addr, &
+        & result_count, result_datatype, target_rank, target_disp, target_count, &
+        & target_datatype, op, win, request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: origin_addr
+      type(*), dimension(*), asynchronous, target :: origin_addr
+      integer, intent(in) :: origin_count
+      type(MPI_Datatype), intent(in) :: origin_datatype
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: result_addr
+      type(*), dimension(*), asynchronous, target :: result_addr
+      integer, intent(in) :: result_count
+      type(MPI_Datatype), intent(in) :: result_datatype
+      integer, intent(in) :: target_rank
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: target_disp
+      integer, intent(in) :: target_count
+      type(MPI_Datatype), intent(in) :: target_datatype
+      type(MPI_Op), intent(in) :: op
+      type(MPI_Win), intent(in) :: win
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Rget_accumulate_f08
+  end interface MPI_Rget_accumulate
 end module tern_mpi_f08_win

@@ -14,6 +14,7 @@ void pmpi_neighbor_allgather_(void* sendbuf, const MPI_Fint* sendcount, const MP
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(neighbor_allgather)
+TERN_FORTRAN_F08_ALIAS(neighbor_allgather)
 
 void pmpi_neighbor_alltoall_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                              const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* comm,
@@ -22,6 +23,7 @@ void pmpi_neighbor_alltoall_(void* sendbuf, const MPI_Fint* sendcount, const MPI
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(neighbor_alltoall)
+TERN_FORTRAN_F08_ALIAS(neighbor_alltoall)
 
 void pmpi_neighbor_allgatherv_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                                const MPI_Fint* recvcounts, const MPI_Fint* displs, const MPI_Fint* recvtype,
@@ -30,6 +32,7 @@ void pmpi_neighbor_allgatherv_(void* sendbuf, const MPI_Fint* sendcount, const M
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(neighbor_allgatherv)
+TERN_FORTRAN_F08_ALIAS(neighbor_allgatherv)
 
 void pmpi_neighbor_alltoallv_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls,
                               const MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts,
@@ -39,6 +42,7 @@ void pmpi_neighbor_alltoallv_(void* sendbuf, const MPI_Fint* sendcounts, const M
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(neighbor_alltoallv)
+TERN_FORTRAN_F08_ALIAS(neighbor_alltoallv)
 
 void pmpi_neighbor_alltoallw_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Aint* sdispls,
                               const MPI_Fint* sendtypes, void* recvbuf, const MPI_Fint* recvcounts,
@@ -48,6 +52,7 @@ void pmpi_neighbor_alltoallw_(void* sendbuf, const MPI_Fint* sendcounts, const M
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(neighbor_alltoallw)
+TERN_FORTRAN_F08_ALIAS(neighbor_alltoallw)
 
 void pmpi_ineighbor_allgather_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                                const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* comm,
@@ -56,6 +61,7 @@ void pmpi_ineighbor_allgather_(void* sendbuf, const MPI_Fint* sendcount, const M
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(ineighbor_allgather)
+TERN_FORTRAN_F08_ALIAS(ineighbor_allgather)
 
 void pmpi_ineighbor_alltoall_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                               const MPI_Fint* recvcount, const MPI_Fint* recvtype, const MPI_Fint* comm,
@@ -64,6 +70,7 @@ void pmpi_ineighbor_alltoall_(void* sendbuf, const MPI_Fint* sendcount, const MP
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(ineighbor_alltoall)
+TERN_FORTRAN_F08_ALIAS(ineighbor_alltoall)
 
 void pmpi_ineighbor_allgatherv_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, void* recvbuf,
                                 const MPI_Fint* recvcounts, const MPI_Fint* displs, const MPI_Fint* recvtype,
@@ -72,6 +79,7 @@ void pmpi_ineighbor_allgatherv_(void* sendbuf, const MPI_Fint* sendcount, const 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(ineighbor_allgatherv)
+TERN_FORTRAN_F08_ALIAS(ineighbor_allgatherv)
 
 void pmpi_ineighbor_alltoallv_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls,
                                const MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts,
@@ -81,6 +89,7 @@ void pmpi_ineighbor_alltoallv_(void* sendbuf, const MPI_Fint* sendcounts, const 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(ineighbor_alltoallv)
+TERN_FORTRAN_F08_ALIAS(ineighbor_alltoallv)
 
 void pmpi_ineighbor_alltoallw_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Aint* sdispls,
                                const MPI_Fint* sendtypes, void* recvbuf, const MPI_Fint* recvcounts,
@@ -90,6 +99,7 @@ void pmpi_ineighbor_alltoallw_(void* sendbuf, const MPI_Fint* sendcounts, const 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(ineighbor_alltoallw)
+TERN_FORTRAN_F08_ALIAS(ineighbor_alltoallw)
 
 void pmpi_neighbor_allgather_init_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
                                    void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
@@ -98,6 +108,7 @@ void pmpi_neighbor_allgather_init_(void* sendbuf, const MPI_Fint* sendcount, con
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(neighbor_allgather_init)
+TERN_FORTRAN_F08_ALIAS(neighbor_allgather_init)
 
 void pmpi_neighbor_alltoall_init_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
                                   void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
@@ -106,6 +117,7 @@ void pmpi_neighbor_alltoall_init_(void* sendbuf, const MPI_Fint* sendcount, cons
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(neighbor_alltoall_init)
+TERN_FORTRAN_F08_ALIAS(neighbor_alltoall_init)
 
 void pmpi_neighbor_allgatherv_init_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
                                     void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs,
@@ -115,6 +127,7 @@ void pmpi_neighbor_allgatherv_init_(void* sendbuf, const MPI_Fint* sendcount, co
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(neighbor_allgatherv_init)
+TERN_FORTRAN_F08_ALIAS(neighbor_allgatherv_init)
 
 void pmpi_neighbor_alltoallv_init_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls,
                                    const MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts,
@@ -124,6 +137,7 @@ void pmpi_neighbor_alltoallv_init_(void* sendbuf, const MPI_Fint* sendcounts, co
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(neighbor_alltoallv_init)
+TERN_FORTRAN_F08_ALIAS(neighbor_alltoallv_init)
 
 void pmpi_neighbor_alltoallw_init_(void* sendbuf, const MPI_Fint* sendcounts, const MPI_Aint* sdispls,
                                    const MPI_Fint* sendtypes, void* recvbuf, const MPI_Fint* recvcounts,
@@ -133,5 +147,6 @@ void pmpi_neighbor_alltoallw_init_(void* sendbuf, const MPI_Fint* sendcounts, co
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(neighbor_alltoallw_init)
+TERN_FORTRAN_F08_ALIAS(neighbor_alltoallw_init)
 
 }  // extern "C"

@@ -13,6 +13,7 @@ void pmpi_send_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, cons
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(send)
+TERN_FORTRAN_F08_ALIAS(send)
 
 void pmpi_ssend_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* dest,
                  const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* ierror) {
@@ -20,6 +21,7 @@ void pmpi_ssend_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, con
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(ssend)
+TERN_FORTRAN_F08_ALIAS(ssend)
 
 void pmpi_rsend_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* dest,
                  const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* ierror) {
@@ -27,6 +29,7 @@ void pmpi_rsend_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, con
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(rsend)
+TERN_FORTRAN_F08_ALIAS(rsend)
 
 void pmpi_bsend_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* dest,
                  const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* ierror) {
@@ -34,6 +37,7 @@ void pmpi_bsend_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, con
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(bsend)
+TERN_FORTRAN_F08_ALIAS(bsend)
 
 void pmpi_recv_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* source,
                 const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* status, MPI_Fint* ierror) {
@@ -43,6 +47,7 @@ void pmpi_recv_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, cons
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(recv)
+TERN_FORTRAN_F08_ALIAS(recv)
 
 void pmpi_isend_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* dest,
                  const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
@@ -50,6 +55,7 @@ void pmpi_isend_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, con
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(isend)
+TERN_FORTRAN_F08_ALIAS(isend)
 
 void pmpi_issend_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* dest,
                   const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
@@ -57,6 +63,7 @@ void pmpi_issend_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, co
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(issend)
+TERN_FORTRAN_F08_ALIAS(issend)
 
 void pmpi_irsend_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* dest,
                   const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
@@ -64,6 +71,7 @@ void pmpi_irsend_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, co
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(irsend)
+TERN_FORTRAN_F08_ALIAS(irsend)
 
 void pmpi_ibsend_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* dest,
                   const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
@@ -71,6 +79,7 @@ void pmpi_ibsend_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, co
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(ibsend)
+TERN_FORTRAN_F08_ALIAS(ibsend)
 
 void pmpi_irecv_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* source,
                  const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
@@ -78,6 +87,7 @@ void pmpi_irecv_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, con
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(irecv)
+TERN_FORTRAN_F08_ALIAS(irecv)
 
 void pmpi_send_init_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* dest,
                      const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
@@ -85,6 +95,7 @@ void pmpi_send_init_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(send_init)
+TERN_FORTRAN_F08_ALIAS(send_init)
 
 void pmpi_ssend_init_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* dest,
                       const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
@@ -92,6 +103,7 @@ void pmpi_ssend_init_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(ssend_init)
+TERN_FORTRAN_F08_ALIAS(ssend_init)
 
 void pmpi_rsend_init_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* dest,
                       const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
@@ -99,6 +111,7 @@ void pmpi_rsend_init_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(rsend_init)
+TERN_FORTRAN_F08_ALIAS(rsend_init)
 
 void pmpi_bsend_init_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* dest,
                       const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
@@ -106,6 +119,7 @@ void pmpi_bsend_init_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(bsend_init)
+TERN_FORTRAN_F08_ALIAS(bsend_init)
 
 void pmpi_recv_init_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* source,
                      const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierror) {
@@ -113,6 +127,7 @@ void pmpi_recv_init_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype,
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(recv_init)
+TERN_FORTRAN_F08_ALIAS(recv_init)
 
 void pmpi_sendrecv_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype, const MPI_Fint* dest,
                     const MPI_Fint* sendtag, void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
@@ -124,6 +139,7 @@ void pmpi_sendrecv_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* se
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(sendrecv)
+TERN_FORTRAN_F08_ALIAS(sendrecv)
 
 void pmpi_sendrecv_replace_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* dest,
                             const MPI_Fint* sendtag, const MPI_Fint* source, const MPI_Fint* recvtag,
@@ -134,6 +150,7 @@ void pmpi_sendrecv_replace_(void* buf, const MPI_Fint* count, const MPI_Fint* da
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(sendrecv_replace)
+TERN_FORTRAN_F08_ALIAS(sendrecv_replace)
 
 void pmpi_probe_(const MPI_Fint* source, const MPI_Fint* tag, const MPI_Fint* comm, MPI_Fint* status,
                  MPI_Fint* ierror) {
@@ -183,6 +200,7 @@ void pmpi_mrecv_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, MPI
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(mrecv)
+TERN_FORTRAN_F08_ALIAS(mrecv)
 
 void pmpi_imrecv_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, MPI_Fint* message, MPI_Fint* request,
                   MPI_Fint* ierror) {
@@ -190,6 +208,7 @@ void pmpi_imrecv_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, MP
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(imrecv)
+TERN_FORTRAN_F08_ALIAS(imrecv)
 
 void pmpi_get_count_(const MPI_Fint* status, const MPI_Fint* datatype, MPI_Fint* count, MPI_Fint* ierror) {
   const MPI_Status status_c = tern::fortran::status_from_fortran(status);
@@ -197,6 +216,7 @@ void pmpi_get_count_(const MPI_Fint* status, const MPI_Fint* datatype, MPI_Fint*
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(get_count)
+TERN_FORTRAN_F08_ALIAS(get_count)
 
 void pmpi_get_elements_(const MPI_Fint* status, const MPI_Fint* datatype, MPI_Fint* count, MPI_Fint* ierror) {
   const MPI_Status status_c = tern::fortran::status_from_fortran(status);
@@ -204,6 +224,7 @@ void pmpi_get_elements_(const MPI_Fint* status, const MPI_Fint* datatype, MPI_Fi
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(get_elements)
+TERN_FORTRAN_F08_ALIAS(get_elements)
 
 void pmpi_test_cancelled_(const MPI_Fint* status, MPI_Fint* flag, MPI_Fint* ierror) {
   const MPI_Status status_c = tern::fortran::status_from_fortran(status);
@@ -222,6 +243,7 @@ void pmpi_isendrecv_(void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* s
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(isendrecv)
+TERN_FORTRAN_F08_ALIAS(isendrecv)
 
 void pmpi_isendrecv_replace_(void* buf, const MPI_Fint* count, const MPI_Fint* datatype, const MPI_Fint* dest,
                              const MPI_Fint* sendtag, const MPI_Fint* source, const MPI_Fint* recvtag,
@@ -230,11 +252,13 @@ void pmpi_isendrecv_replace_(void* buf, const MPI_Fint* count, const MPI_Fint* d
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(isendrecv_replace)
+TERN_FORTRAN_F08_ALIAS(isendrecv_replace)
 
 void pmpi_buffer_attach_(void* buffer, const MPI_Fint* size, MPI_Fint* ierror) {
   const int rc = PMPI_Buffer_attach(tern::fortran::buffer(buffer), *size);
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(buffer_attach)
+TERN_FORTRAN_F08_ALIAS(buffer_attach)
 
 }  // extern "C"

@@ -13,6 +13,7 @@ void pmpi_win_create_(void* base, const MPI_Aint* size, const MPI_Fint* disp_uni
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(win_create)
+TERN_FORTRAN_F08_ALIAS(win_create)
 
 void pmpi_win_allocate_(const MPI_Aint* size, const MPI_Fint* disp_unit, const MPI_Fint* info,
                         const MPI_Fint* comm, void* baseptr, MPI_Fint* win, MPI_Fint* ierror) {
@@ -21,6 +22,7 @@ void pmpi_win_allocate_(const MPI_Aint* size, const MPI_Fint* disp_unit, const M
 }
 TERN_FORTRAN_WEAK_ALIAS(win_allocate)
 TERN_FORTRAN_C_PTR_ALIAS(win_allocate)
+TERN_FORTRAN_F08_ALIAS(win_allocate)
 
 void pmpi_win_allocate_shared_(const MPI_Aint* size, const MPI_Fint* disp_unit, const MPI_Fint* info,
                                const MPI_Fint* comm, void* baseptr, MPI_Fint* win, MPI_Fint* ierror) {
@@ -29,6 +31,7 @@ void pmpi_win_allocate_shared_(const MPI_Aint* size, const MPI_Fint* disp_unit, 
 }
 TERN_FORTRAN_WEAK_ALIAS(win_allocate_shared)
 TERN_FORTRAN_C_PTR_ALIAS(win_allocate_shared)
+TERN_FORTRAN_F08_ALIAS(win_allocate_shared)
 
 void pmpi_win_shared_query_(const MPI_Fint* win, const MPI_Fint* rank, MPI_Aint* size, MPI_Fint* disp_unit,
                             void* baseptr, MPI_Fint* ierror) {
@@ -37,6 +40,7 @@ void pmpi_win_shared_query_(const MPI_Fint* win, const MPI_Fint* rank, MPI_Aint*
 }
 TERN_FORTRAN_WEAK_ALIAS(win_shared_query)
 TERN_FORTRAN_C_PTR_ALIAS(win_shared_query)
+TERN_FORTRAN_F08_ALIAS(win_shared_query)
 
 void pmpi_win_create_dynamic_(const MPI_Fint* info, const MPI_Fint* comm, MPI_Fint* win, MPI_Fint* ierror) {
   const int rc = PMPI_Win_create_dynamic(*info, *comm, win);
@@ -134,6 +138,7 @@ void pmpi_put_(void* origin_addr, const MPI_Fint* origin_count, const MPI_Fint* 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(put)
+TERN_FORTRAN_F08_ALIAS(put)
 
 void pmpi_get_(void* origin_addr, const MPI_Fint* origin_count, const MPI_Fint* origin_datatype,
                const MPI_Fint* target_rank, const MPI_Aint* target_disp, const MPI_Fint* target_count,
@@ -142,6 +147,7 @@ void pmpi_get_(void* origin_addr, const MPI_Fint* origin_count, const MPI_Fint* 
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(get)
+TERN_FORTRAN_F08_ALIAS(get)
 
 void pmpi_accumulate_(void* origin_addr, const MPI_Fint* origin_count, const MPI_Fint* origin_datatype,
                       const MPI_Fint* target_rank, const MPI_Aint* target_disp, const MPI_Fint* target_count,
@@ -150,6 +156,7 @@ void pmpi_accumulate_(void* origin_addr, const MPI_Fint* origin_count, const MPI
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(accumulate)
+TERN_FORTRAN_F08_ALIAS(accumulate)
 
 void pmpi_get_accumulate_(void* origin_addr, const MPI_Fint* origin_count, const MPI_Fint* origin_datatype,
                           void* result_addr, const MPI_Fint* result_count, const MPI_Fint* result_datatype,
@@ -159,6 +166,7 @@ void pmpi_get_accumulate_(void* origin_addr, const MPI_Fint* origin_count, const
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(get_accumulate)
+TERN_FORTRAN_F08_ALIAS(get_accumulate)
 
 void pmpi_fetch_and_op_(void* origin_addr, void* result_addr, const MPI_Fint* datatype,
                         const MPI_Fint* target_rank, const MPI_Aint* target_disp, const MPI_Fint* op,
@@ -183,6 +191,7 @@ void pmpi_rput_(void* origin_addr, const MPI_Fint* origin_count, const MPI_Fint*
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(rput)
+TERN_FORTRAN_F08_ALIAS(rput)
 
 void pmpi_rget_(void* origin_addr, const MPI_Fint* origin_count, const MPI_Fint* origin_datatype,
                 const MPI_Fint* target_rank, const MPI_Aint* target_disp, const MPI_Fint* target_count,
@@ -191,6 +200,7 @@ void pmpi_rget_(void* origin_addr, const MPI_Fint* origin_count, const MPI_Fint*
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(rget)
+TERN_FORTRAN_F08_ALIAS(rget)
 
 void pmpi_raccumulate_(void* origin_addr, const MPI_Fint* origin_count, const MPI_Fint* origin_datatype,
                        const MPI_Fint* target_rank, const MPI_Aint* target_disp, const MPI_Fint* target_count,
@@ -200,6 +210,7 @@ void pmpi_raccumulate_(void* origin_addr, const MPI_Fint* origin_count, const MP
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(raccumulate)
+TERN_FORTRAN_F08_ALIAS(raccumulate)
 
 void pmpi_rget_accumulate_(void* origin_addr, const MPI_Fint* origin_count, const MPI_Fint* origin_datatype,
                            void* result_addr, const MPI_Fint* result_count, const MPI_Fint* result_datatype,
@@ -210,6 +221,7 @@ void pmpi_rget_accumulate_(void* origin_addr, const MPI_Fint* origin_count, cons
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(rget_accumulate)
+TERN_FORTRAN_F08_ALIAS(rget_accumulate)
 
 void pmpi_win_fence_(const MPI_Fint* assert, const MPI_Fint* win, MPI_Fint* ierror) {
   const int rc = PMPI_Win_fence(*assert, *win);

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "example_clock.hpp"
 #include "tern/engine/job.hpp"
 #include "tern/engine/worker.hpp"
 
@@ -25,25 +26,13 @@ namespace {
 
 using tern::Status;
 namespace engine = tern::engine;
+using tern_examples::compute;
+using tern_examples::seconds;
 
 constexpr std::size_t kLength = 4u << 20;
 constexpr uint64_t kReadyTag = 1;
 constexpr uint64_t kDataTag = 2;
 constexpr uint64_t kClockTag = 3;
-
-// steady_clock is CLOCK_MONOTONIC on Linux: one clock for both ranks of a
-// host, so their times can be compared.
-double seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// Stands for the program's own work, done without any engine call.
-double compute(std::chrono::milliseconds duration) {
-  const auto until = std::chrono::steady_clock::now() + duration;
-  double x = 1;
-  while (std::chrono::steady_clock::now() < until) x = x * 1.0000001 + 1e-9;
-  return x;
-}
 
 int fail(const char* what, Status status) {
   std::fprintf(stderr, "progress_thread: %s failed: %s\n", what, tern::to_string(status));

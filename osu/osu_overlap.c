@@ -44,57 +44,21 @@
  * special for communication (in Tern: memory the other ranks of the node
  * map, which a tag-matching offload fills with a plain copy); the default,
  * malloc, is where most programs' buffers live. */
-#define _POSIX_C_SOURCE 199309L
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/osu_util.h"
 
 enum { kDataTag = 1, kReadyTag = 2, kResultTag = 3 };
-enum { kComputeWidth = 32 }; /* doubles per unit of work: 256 bytes, in L1 */
-
 #define COMPUTE_FACTOR 1.2
-
-static double compute_data[kComputeWidth];
-static volatile double compute_sink;
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* The receiver's work: `units` passes over a small local array, no MPI. */
-static void compute(long units) {
-  double sum = 0;
-  for (long u = 0; u < units; ++u) {
-    for (int i = 0; i < kComputeWidth; ++i) {
-      compute_data[i] = compute_data[i] * 0.5 + 1.0;
-      sum += compute_data[i];
-    }
-  }
-  compute_sink = sum;
-}
 
 /* Mean seconds per unit of work over `runs` runs of `units` units. */
 static double seconds_per_unit(long units, int runs) {
-  const double start = now();
-  for (int r = 0; r < runs; ++r) compute(units);
-  return (now() - start) / ((double)units * runs);
-}
-
-static int compare_doubles(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* The median of `n` values (sorts them). */
-static double median(double *values, int n) {
-  qsort(values, (size_t)n, sizeof(double), compare_doubles);
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  const double start = osu_now();
+  for (int r = 0; r < runs; ++r) osu_compute(units);
+  return (osu_now() - start) / ((double)units * runs);
 }
 
 /* Units of work that take about `seconds`: a first guess from `per_unit`,
@@ -104,7 +68,7 @@ static long units_for(double seconds, double per_unit) {
   if (units < 1) units = 1;
   double runs[5];
   for (int r = 0; r < 5; ++r) runs[r] = seconds_per_unit(units, 1);
-  units = (long)(seconds / median(runs, 5) + 0.5);
+  units = (long)(seconds / osu_median(runs, 5) + 0.5);
   return units < 1 ? 1 : units;
 }
 
@@ -128,15 +92,15 @@ static void run_phase(int rank, char *buffer, int count, int iterations, int ski
     /* Both phases read the clock at the same points, so that the reads
      * cost the same in t_pure as in t_total - t_compute. */
     MPI_Request request;
-    const double posting = now();
+    const double posting = osu_now();
     MPI_Irecv(buffer, count, MPI_CHAR, 0, kDataTag, MPI_COMM_WORLD, &request);
-    const double posted = now();
+    const double posted = osu_now();
     MPI_Send(NULL, 0, MPI_CHAR, 0, kReadyTag, MPI_COMM_WORLD); /* the handshake: not timed */
-    const double start = now();
-    compute(units);
-    const double compute_time = now() - start;
+    const double start = osu_now();
+    osu_compute(units);
+    const double compute_time = osu_now() - start;
     MPI_Wait(&request, MPI_STATUS_IGNORE);
-    const double elapsed = (posted - posting) + (now() - start);
+    const double elapsed = (posted - posting) + (osu_now() - start);
     if (buffer[count - 1] != last_marker(i) || (count > 1 && buffer[0] != first_marker(i))) ++*wrong;
     if (i >= skip) {
       totals[i - skip] = elapsed;
@@ -168,17 +132,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "osu_overlap: no memory for a %zu-byte buffer and %d samples\n", options.max_size, most);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  double per_unit = 0;
-  if (rank == 1) {
-    /* Grow a first run to about a millisecond, then take the best of 5. */
-    long units = 1024;
-    while (seconds_per_unit(units, 1) * (double)units < 1e-3 && units < (1L << 30)) units *= 2;
-    per_unit = seconds_per_unit(units, 1);
-    for (int r = 0; r < 4; ++r) {
-      const double again = seconds_per_unit(units, 1);
-      if (again < per_unit) per_unit = again;
-    }
-  }
+  const double per_unit = rank == 1 ? osu_compute_unit_seconds() : 0;
   if (rank == 0) {
     osu_print_header("OSU MPI Overlap Test");
     printf("# rank 1: MPI_Irecv, compute %.1f x the pure time without calling MPI, MPI_Wait; rank 0: MPI_Send\n",
@@ -203,13 +157,13 @@ int main(int argc, char **argv) {
     /* Rank 0 waits in its next "ready" receive while rank 1 calibrates. */
     long units = 0;
     if (rank == 1) {
-      pure = median(totals, iterations);
+      pure = osu_median(totals, iterations);
       units = units_for(COMPUTE_FACTOR * pure, per_unit);
     }
     run_phase(rank, buffer, count, iterations, skip, units, totals, computes, &wrong);
     if (rank == 1) {
-      total = median(totals, iterations);
-      computed = median(computes, iterations);
+      total = osu_median(totals, iterations);
+      computed = osu_median(computes, iterations);
     }
 
     if (rank == 0) {

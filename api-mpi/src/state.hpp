@@ -113,6 +113,9 @@ struct Comm {
   std::shared_ptr<SharedSegment> node_shared;
   std::string name;  // MPI_Comm_set_name
   std::vector<std::pair<std::string, std::string>> info;  // MPI_Comm_set_info's hints, as set
+  // The tern_critical_tags hint's tags (comm/hints.cpp); null: none set,
+  // TERN_CRITICAL_TAGS's (State::critical_tags) hold.
+  std::shared_ptr<const runtime::TagSet> critical_tags;
   std::shared_ptr<const CartTopology> cart;  // MPI_Cart_create's; null: no topology
   std::shared_ptr<const GraphTopology> graph;  // MPI_Graph_create's or MPI_Dist_graph_create*'s; null: none
   AttributeList attributes;  // MPI_Comm_set_attr's (attr/comm_attributes.cpp)
@@ -265,6 +268,9 @@ struct State {
   runtime::WaitMode wait_mode = runtime::WaitMode::Adaptive;
   std::size_t spin_count = 20000;
   runtime::Switch coll_shm = runtime::Switch::Auto;  // TERN_COLL_SHM (coll/shared.hpp)
+  // TERN_CRITICAL_TAGS, for communicators without a tern_critical_tags
+  // hint; null when it names no tag.
+  const runtime::TagSet* critical_tags = nullptr;
   double wtime_base = 0;
 
   std::unique_ptr<Comm> comms[kMaxComms];  // by CommHandle slot; slot 0 is MPI_COMM_NULL

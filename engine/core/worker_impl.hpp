@@ -17,6 +17,7 @@
 #include "core/cpu_hop.hpp"
 #include "core/delayed_submission.hpp"
 #include "core/failed_lane.hpp"
+#include "core/held_cache.hpp"
 #include "core/multi_transfer.hpp"
 #include "core/payload_cache.hpp"
 #include "core/progress_thread.hpp"
@@ -197,6 +198,13 @@ class WorkerImpl {
                              submission.flags)
                : tag_recv_nb(submission.buffer, submission.length, submission.tag, submission.mask, request, info);
   }
+
+  // --- held sends (proto/held_send.cpp, Worker's kSendHeld): Ok when
+  // taken (the caller's send is complete), NotFound when the ordinary way
+  // must carry it, or the error the held copy's send failed with.
+  [[nodiscard]] Status send_held(Endpoint* ep, const void* buffer, std::size_t length, uint64_t tag);
+  std::size_t held_bytes_ = 0;  // held copies still waiting for their receivers
+  HeldCache held_cache_;
 
   // --- send protocols (proto/tag_send.cpp)
   [[nodiscard]] Status tag_send_nb(Endpoint* ep, const void* buffer, std::size_t length, uint64_t tag,

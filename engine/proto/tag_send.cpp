@@ -90,6 +90,13 @@ Status WorkerImpl::tag_send_nb(Endpoint* ep, const void* buffer, std::size_t len
     const Status status = ep->lane->tag_offload_send(tag, uuid_, buffer, length, offload_unmapped_threshold_);
     if (status != Status::NotFound) return status;
   }
+  if (TERN_UNLIKELY((flags & kSendHeld) != 0)) {
+    flags &= ~unsigned{kSendHeld};
+    if ((flags & kSendSync) == 0) {
+      const Status status = send_held(ep, buffer, length, tag);
+      if (status != Status::NotFound) return status;
+    }
+  }
   if (TERN_LIKELY(length <= ep->max_short && flags == 0 && ep->send_queue.empty())) {
     Status status = ep->lane->am_short(tag::kAmEager, tag, buffer, length);
     if (TERN_LIKELY(status == Status::Ok)) return Status::Ok;

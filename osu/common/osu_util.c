@@ -1,5 +1,5 @@
 /* Shared parts of the OSU-style benchmarks. */
-#define _POSIX_C_SOURCE 200112L
+#define _POSIX_C_SOURCE 200112L  /* clock_gettime, pthreads */
 #include <mpi.h>
 
 #include "osu_args.h"
@@ -10,7 +10,57 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+enum { kComputeWidth = 32 }; /* doubles per unit of work: 256 bytes */
+static double compute_data[kComputeWidth];
+static volatile double compute_sink;
+
+double osu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void osu_compute(long units) {
+  double sum = 0;
+  for (long u = 0; u < units; ++u) {
+    for (int i = 0; i < kComputeWidth; ++i) {
+      compute_data[i] = compute_data[i] * 0.5 + 1.0;
+      sum += compute_data[i];
+    }
+  }
+  compute_sink = sum;
+}
+
+double osu_compute_unit_seconds(void) {
+  long units = 1024;
+  for (;;) {
+    const double start = osu_now();
+    osu_compute(units);
+    if (osu_now() - start >= 1e-3 || units >= (1L << 30)) break;
+    units *= 2;
+  }
+  double best = 0;
+  for (int r = 0; r < 5; ++r) {
+    const double start = osu_now();
+    osu_compute(units);
+    const double per_unit = (osu_now() - start) / (double)units;
+    if (r == 0 || per_unit < best) best = per_unit;
+  }
+  return best;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double osu_median(double *values, int n) {
+  qsort(values, (size_t)n, sizeof(double), compare_doubles);
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
 
 /* A size with an optional K, M or G suffix (binary multiples). */
 static void usage(const char *name, const struct osu_options *options) {

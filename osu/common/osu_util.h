@@ -56,6 +56,18 @@ int osu_begin(int argc, char **argv, const char *name, struct osu_options *optio
 /* Page-aligned buffer of `size` bytes filled with `fill`; null when out of memory. */
 void *osu_alloc_buffer(size_t size, int fill);
 
+/* Seconds on CLOCK_MONOTONIC: the benchmarks that time computation read
+ * this, never MPI_Wtime, which an MPI may use to make progress. */
+double osu_now(void);
+/* The benchmarks' stand-in for computation: `units` passes over a small
+ * array of their own (256 bytes, in L1), no MPI call. */
+void osu_compute(long units);
+/* Seconds one unit of osu_compute takes: the best of 5 runs of about a
+ * millisecond each. */
+double osu_compute_unit_seconds(void);
+/* The median of `n` values (sorts them). */
+double osu_median(double *values, int n);
+
 /* Runs body(id, context) on `count` threads, id 0 to count - 1, and waits for
  * them all; a thread that cannot start aborts the job, naming `name`. */
 void osu_run_threads(const char *name, int count, void (*body)(int id, void *context), void *context);

@@ -81,6 +81,13 @@ constexpr ConfigVariable kVariables[] = {
     {"TERN_TCP_RCVBUF", "0", "size; 0: the kernel's default", "SO_RCVBUF of TCP connections (setting it turns "
      "the kernel's auto-tuning off)."},
     {"TERN_TCP_NODELAY", "on", "on|off", "TCP_NODELAY on TCP connections: small messages leave at once."},
+    {"TERN_CRITICAL_TAGS", "none", "tag list such as 5,7-9 (tags up to 8388607), or none",
+     "Critical tags (smart progression): an MPI send of one of these tags to a rank on this host, large enough "
+     "to go by rendezvous, is held: its data is copied into memory the receiver maps, the send completes at "
+     "once, and the receiver copies the data out when its receive matches. Per communicator: the "
+     "tern_critical_tags hint of MPI_Comm_set_info."},
+    {"TERN_AGENT_MEMORY", "256M", "size", "Bytes of held sends (TERN_CRITICAL_TAGS) a process keeps at once; "
+     "beyond it, critical sends go the ordinary way."},
     {"TERN_VERBS_EMULATION", "off", "on|off", "A test facility: the verbs transport runs on an emulated RDMA "
      "device inside the process (only ifaces of the same process reach each other) instead of libibverbs."},
     {"TERN_BOOTSTRAP", "auto", "auto|pmix|pmi|pmi1|pmi2|singleton",
@@ -133,46 +140,25 @@ bool parse_wait_mode(std::string_view text, WaitMode& out) {
 }  // namespace
 
 bool parse_cpu_list(std::string_view text, std::vector<unsigned>& out) {
-  std::vector<bool> chosen(kMaxCpuNumber, false);
-  auto number = [](std::string_view digits, unsigned& value) {
-    if (digits.empty() || digits.size() > 4) return false;
-    value = 0;
-    for (char c : digits) {
-      if (c < '0' || c > '9') return false;
-      value = value * 10 + static_cast<unsigned>(c - '0');
-    }
-    return value < kMaxCpuNumber;
-  };
-  for (;;) {
-    const auto comma = text.find(',');
-    const std::string_view item = text.substr(0, comma);
-    const auto dash = item.find('-');
-    unsigned first = 0, last = 0;
-    if (!number(item.substr(0, dash), first)) return false;
-    last = first;
-    if (dash != std::string_view::npos && (!number(item.substr(dash + 1), last) || last < first)) return false;
-    for (unsigned cpu = first; cpu <= last; ++cpu) chosen[cpu] = true;
-    if (comma == std::string_view::npos) break;
-    text = text.substr(comma + 1);
-  }
+  NumberRanges ranges;
+  if (!parse_number_ranges(text, kMaxCpuNumber - 1, ranges)) return false;
   out.clear();
-  for (unsigned cpu = 0; cpu < kMaxCpuNumber; ++cpu) {
-    if (chosen[cpu]) out.push_back(cpu);
+  for (const auto& [first, last] : ranges) {
+    for (unsigned cpu = first; cpu <= last; ++cpu) out.push_back(cpu);
   }
   return true;
 }
 
 std::string format_cpu_list(const std::vector<unsigned>& cpus) {
-  std::string text;
-  for (std::size_t i = 0; i < cpus.size();) {
-    std::size_t j = i;
-    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-    if (!text.empty()) text += ',';
-    text += std::to_string(cpus[i]);
-    if (j > i) text += '-' + std::to_string(cpus[j]);
-    i = j + 1;
+  NumberRanges ranges;
+  for (unsigned cpu : cpus) {
+    if (!ranges.empty() && ranges.back().second + 1 == cpu) {
+      ranges.back().second = cpu;
+    } else {
+      ranges.emplace_back(cpu, cpu);
+    }
   }
-  return text;
+  return format_number_ranges(ranges);
 }
 
 bool parse_progress_mode(std::string_view text, ProgressMode& out) noexcept {
@@ -315,6 +301,10 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
       return reject("TERN_PROGRESS_CPUS", v);
     }
   }
+  if (const char* v = lookup("TERN_CRITICAL_TAGS"); v && !parse_tag_set(v, kMaxMpiTag, config.critical_tags))
+    return reject("TERN_CRITICAL_TAGS", v);
+  if (const char* v = lookup("TERN_AGENT_MEMORY"); v && !parse_size(v, config.agent_memory))
+    return reject("TERN_AGENT_MEMORY", v);
   if (const char* v = lookup("TERN_TLS")) {
     // Every item must name a transport: "shm," or "self,,shm" are typos, not lists.
     std::string_view list(v);

@@ -378,5 +378,33 @@ TEST(Config, ProgressCpusTakeAListOfCpusAndRanges) {
   EXPECT_EQ(format_cpu_list({0, 1, 2, 5, 7, 8}), "0-2,5,7-8");
 }
 
+TEST(Config, CriticalTagsTakeAListOfTagsAndRanges) {
+  EXPECT_TRUE(load_ok(Env{}).critical_tags.empty());
+  const TagSet tags = load_ok(Env{}.set("TERN_CRITICAL_TAGS", "9,5,7-8,20-30,25")).critical_tags;
+  EXPECT_EQ(tags.to_string(), "5,7-9,20-30");  // sorted, adjacent and overlapping ranges merged
+  for (int tag : {5, 7, 8, 9, 20, 25, 30}) EXPECT_TRUE(tags.contains(tag)) << tag;
+  for (int tag : {0, 4, 6, 10, 19, 31, 8388607}) EXPECT_FALSE(tags.contains(tag)) << tag;
+  EXPECT_TRUE(load_ok(Env{}.set("TERN_CRITICAL_TAGS", "none")).critical_tags.empty());
+  EXPECT_TRUE(load_ok(Env{}.set("TERN_CRITICAL_TAGS", "0-8388607")).critical_tags.contains(8388607));
+  for (const char* bad : {"x", "9-7", "1,,2", "5-", "-5", "8388608", "1 2", "5;6"}) {
+    EXPECT_NE(load_error("TERN_CRITICAL_TAGS", bad).find("TERN_CRITICAL_TAGS"), std::string::npos) << bad;
+  }
+  EXPECT_EQ(load_ok(Env{}.set("TERN_AGENT_MEMORY", "1M")).agent_memory, std::size_t{1} << 20);
+  EXPECT_NE(load_error("TERN_AGENT_MEMORY", "lots").find("TERN_AGENT_MEMORY"), std::string::npos);
+}
+
+TEST(NumberRanges, UnsignedBoundsAndFormat) {
+  NumberRanges ranges;
+  EXPECT_TRUE(parse_number_ranges("0", 0, ranges));
+  EXPECT_EQ(format_number_ranges(ranges), "0");
+  EXPECT_FALSE(parse_number_ranges("1", 0, ranges));
+  EXPECT_EQ(format_number_ranges(ranges), "0");  // unchanged by a refusal
+  EXPECT_TRUE(parse_number_ranges("4294967295", 4294967295u, ranges));
+  EXPECT_FALSE(parse_number_ranges("4294967296", 4294967295u, ranges));
+  EXPECT_FALSE(parse_number_ranges("", 10, ranges));
+  EXPECT_TRUE(parse_number_ranges("3-4,1-2", 10, ranges));
+  EXPECT_EQ(format_number_ranges(ranges), "1-4");
+}
+
 }  // namespace
 }  // namespace tern::runtime

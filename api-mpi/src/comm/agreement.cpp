@@ -141,6 +141,9 @@ int idup(const char* function, MPI_Comm handle, const InfoEntries* info, MPI_Com
     return raise(comm, MPI_ERR_ARG, function, "null newcomm or request argument");
   }
   if (comm->inter) return unsupported(comm, function, "this call on an intercommunicator");
+  if (info != nullptr) {
+    if (int err = check_comm_hints(comm, function, *info); err != MPI_SUCCESS) return err;
+  }
   settle_agreements(handle);
   uint16_t proposal = 0;
   if (int err = reserve_context(function, *comm, proposal); err != MPI_SUCCESS) return err;
@@ -184,6 +187,7 @@ int fill_duplicate(const char* function, MPI_Comm parent_handle, const Comm& par
     copy->cart = parent.cart;
     copy->graph = parent.graph;
     copy->info = info != nullptr ? *info : parent.info;
+    adopt_comm_hints(*copy);
   }
   // Outside the state's lock: callbacks may communicate.
   if (int err = attr_copy(AttrObject::Comm, parent_handle, parent.attributes, copy->attributes); err != MPI_SUCCESS) {
@@ -279,6 +283,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
   if (info != MPI_INFO_NULL && !info_entries(info, hints)) {
     return raise(world, MPI_ERR_INFO, kFunction, "invalid info object %d", info);
   }
+  if (int err = check_comm_hints(world, kFunction, hints); err != MPI_SUCCESS) return err;
   if (errhandler == MPI_ERRHANDLER_NULL) errhandler = MPI_ERRORS_ARE_FATAL;
   if (!errhandler_accepts(errhandler, ErrhandlerKind::Comm)) {
     return raise(world, MPI_ERR_ERRHANDLER, kFunction, "invalid error handler %d", errhandler);
@@ -294,6 +299,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info
   Comm* created = find_comm(*newcomm);
   created->errhandler = errhandler;
   created->info = std::move(hints);
+  adopt_comm_hints(*created);
   return MPI_SUCCESS;
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "info/info.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {
@@ -23,6 +24,13 @@ int install_comm(const char* function, const Comm& parent, std::vector<unsigned>
                  uint16_t context, MPI_Comm* newcomm);
 // Releases a communicator's slot; its handle then names nothing.
 void drop_comm(MPI_Comm handle);
+
+// The hints Tern acts on (hints.cpp): tern_critical_tags. check_comm_hints
+// raises MPI_ERR_INFO_VALUE on `comm`, naming `function`, the hint and its
+// value, for a value Tern cannot use; adopt_comm_hints sets what comm.info's
+// hints say (after a change that was checked).
+int check_comm_hints(const Comm* comm, const char* function, const InfoEntries& entries);
+void adopt_comm_hints(Comm& comm);
 
 // Intercommunicators (intercomm.cpp).
 int inter_dup(const char* function, Comm& comm, MPI_Comm* newcomm);

@@ -3,6 +3,7 @@
 // intercommunicator (comm/intercomm.cpp makes those).
 #include <cstring>
 
+#include "comm/comm.hpp"
 #include "info/info.hpp"
 #include "state.hpp"
 
@@ -50,8 +51,10 @@ int PMPI_Comm_set_info(MPI_Comm handle, MPI_Info info) {
   if (info != MPI_INFO_NULL && !info_entries(info, entries)) {
     return raise(comm, MPI_ERR_INFO, kFunction, "invalid info object %d", info);
   }
+  if (int err = check_comm_hints(comm, kFunction, entries); err != MPI_SUCCESS) return err;
   StateGuard guard(*g_state);
   merge_info(comm->info, entries);
+  adopt_comm_hints(*comm);
   return MPI_SUCCESS;
 }
 
@@ -80,9 +83,12 @@ int PMPI_Comm_dup_with_info(MPI_Comm handle, MPI_Info info, MPI_Comm* newcomm) {
   if (info != MPI_INFO_NULL && !info_entries(info, entries)) {
     return raise(comm, MPI_ERR_INFO, kFunction, "invalid info object %d", info);
   }
+  if (int err = check_comm_hints(comm, kFunction, entries); err != MPI_SUCCESS) return err;
   if (int err = PMPI_Comm_dup(handle, newcomm); err != MPI_SUCCESS) return err;
   StateGuard guard(*g_state);
-  find_comm(*newcomm)->info = std::move(entries);
+  Comm* copy = find_comm(*newcomm);
+  copy->info = std::move(entries);
+  adopt_comm_hints(*copy);
   return MPI_SUCCESS;
 }
 

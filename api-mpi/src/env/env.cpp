@@ -79,6 +79,7 @@ int initialize(const char* function, int required, int* provided) {
   state->wait_mode = config.wait_mode;
   state->spin_count = config.spin_count != 0 ? config.spin_count : 20000;
   state->coll_shm = config.coll_shm;
+  if (!config.critical_tags.empty()) state->critical_tags = &config.critical_tags;
 
   engine::WorkerParams params;
   params.thread_safe = state->multiple;

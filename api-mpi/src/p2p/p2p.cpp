@@ -80,7 +80,8 @@ int send_blocking(const char* function, const void* buffer, MPI_Count count, MPI
   engine::Endpoint* endpoint = comm_endpoint(*comm, dest);
   if (TERN_UNLIKELY(endpoint == nullptr)) return raise(comm, MPI_ERR_OTHER, function, "%s", g_state->job->last_error().c_str());
   Status s = g_state->worker->tag_send(endpoint, buffer, bytes,
-                                       make_tag(comm->context, static_cast<unsigned>(comm->rank), tag), flags);
+                                       make_tag(comm->context, static_cast<unsigned>(comm->rank), tag),
+                                       flags | held_flag(*comm, tag));
   if (TERN_UNLIKELY(s != Status::Ok)) {
     return raise(comm, error_class_of(s), function, "sending %zu bytes to rank %d failed: %s", bytes, dest,
                  to_string(s));
@@ -119,7 +120,7 @@ int send_nonblocking_as(const char* function, const void* buffer, MPI_Count coun
   engine::Request* engine_request = nullptr;
   Status s = g_state->worker->tag_send_nb(endpoint, buffer, bytes,
                                           make_tag(comm->context, static_cast<unsigned>(comm->rank), tag),
-                                          engine_request, flags);
+                                          engine_request, flags | held_flag(*comm, tag));
   if (s == Status::Ok) {
     *request = kRequestSendDone;
     return MPI_SUCCESS;

@@ -10,6 +10,13 @@
 
 namespace tern::mpi {
 
+// The engine's kSendHeld for a send of `tag` that is critical on `comm`
+// (its tern_critical_tags hint, else TERN_CRITICAL_TAGS); 0 otherwise.
+[[nodiscard]] inline unsigned held_flag(const Comm& comm, int tag) noexcept {
+  const runtime::TagSet* tags = comm.critical_tags != nullptr ? comm.critical_tags.get() : g_state->critical_tags;
+  return TERN_UNLIKELY(tags != nullptr) && tags->contains(tag) ? unsigned{engine::kSendHeld} : 0u;
+}
+
 // Counts are MPI_Count throughout: the int calls and their MPI 4 large-count
 // (_c) forms share one path.
 // Checks the arguments every point-to-point call shares; on success `comm`
@@ -120,15 +127,16 @@ inline int raise_recv(const Comm* comm, const char* function, Status s, const en
 }
 
 // Starts a send of `bytes` contiguous bytes to `dest` (not MPI_PROC_NULL) in
-// `comm`'s point-to-point context: Ok when done at once, InProgress with
-// `request`, or an error.
+// `comm`'s point-to-point context (held when `tag` is critical there): Ok
+// when done at once, InProgress with `request`, or an error.
 inline Status start_send(Comm& comm, const void* buffer, std::size_t bytes, int dest, int tag, unsigned flags,
                          engine::Request*& request) {
   request = nullptr;
   engine::Endpoint* endpoint = comm_endpoint(comm, dest);
   if (TERN_UNLIKELY(endpoint == nullptr)) return Status::Unreachable;
   return g_state->worker->tag_send_nb(endpoint, buffer, bytes,
-                                      make_tag(comm.context, static_cast<unsigned>(comm.rank), tag), request, flags);
+                                      make_tag(comm.context, static_cast<unsigned>(comm.rank), tag), request,
+                                      flags | held_flag(comm, tag));
 }
 
 // Posts the receive of request `slot` (kind, comm and capacity set): `bytes`

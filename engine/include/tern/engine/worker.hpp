@@ -34,6 +34,16 @@ inline constexpr std::size_t kMaxMultiFrames = std::size_t{1} << 20;
 
 enum SendFlags : unsigned {
   kSendSync = 1u << 0,  // complete only once the receiver has matched the message
+  // Smart progression (../shared/seeds/003): a send to a peer on this host
+  // that would wait for its receiver (rendezvous sizes) is held instead: the
+  // data is copied into memory the peer maps (at most
+  // Config::agent_memory bytes held at once), the call completes (Ok), and
+  // the receiver copies it out when a receive matches; the copy goes back
+  // to the arena once the receiver has it. A receive the peer's tag device
+  // holds is filled at once instead, as for any send. Ignored with
+  // kSendSync, to peers on other hosts, below the rendezvous sizes and when
+  // the held memory is full: the send then goes the ordinary way.
+  kSendHeld = 1u << 1,
 };
 
 // Told when the worker disconnects a peer: it sent malformed messages

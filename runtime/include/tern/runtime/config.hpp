@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tern/runtime/log.hpp"
+#include "tern/runtime/number_ranges.hpp"
 #include "tern/runtime/status.hpp"
 
 namespace tern::runtime {
@@ -67,7 +68,12 @@ struct Config {
   std::size_t tcp_rcvbuf = 0;            // SO_RCVBUF; 0: the kernel's (auto-tuned)
   Switch tcp_nodelay = Switch::On;       // TCP_NODELAY on every connection
   Switch verbs_emulation = Switch::Off;  // tests: the verbs transport on an in-process emulated device
+  TagSet critical_tags;                 // TERN_CRITICAL_TAGS: MPI tags whose sends are held (smart progression)
+  std::size_t agent_memory = std::size_t{256} << 20;  // TERN_AGENT_MEMORY: bytes of held sends at once
 };
+
+// The largest tag Tern's MPI carries (its MPI_TAG_UB), which tag sets name.
+inline constexpr unsigned kMaxMpiTag = (1u << 23) - 1;
 
 struct ConfigVariable {
   const char* name;

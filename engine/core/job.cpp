@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "agent/agent_process.hpp"
 #include "core/address.hpp"
 #include "tern/runtime/log.hpp"
 #include "transport/host_id.hpp"
@@ -11,8 +12,19 @@
 namespace tern::engine {
 namespace {
 
-// The key every rank publishes its packed worker address under.
+// The key every rank publishes its packed worker address under, and the one
+// the first rank of a host publishes its progress agent's under (empty: none).
 constexpr const char* kAddressKey = "tern.worker.address";
+constexpr const char* kAgentKey = "tern.agent.address";
+
+// Whether this job's hosts each get a progress agent (TERN_AGENT): only
+// jobs over several hosts, reaching it through shared memory; every rank
+// decides alike, from the same settings.
+bool wants_agent(const runtime::Bootstrap& boot, const runtime::Config& config) {
+  if (boot.size() <= boot.local_size() || config.agent == runtime::Switch::Off) return false;
+  if (!config.transports.empty() && ("," + config.transports + ",").find(",shm,") == std::string::npos) return false;
+  return config.agent == runtime::Switch::On || !config.critical_tags.empty();
+}
 
 std::string peer_host_of(std::span<const std::byte> address) {
   WorkerAddress unpacked;
@@ -32,6 +44,9 @@ Status Job::create(std::unique_ptr<Job>& out, std::string& error, const WorkerPa
   // launchers that do not set TERN_JOB_ID.
   worker_params.job_id = boot.job_id();
   worker_params.local_peers = boot.local_size() > 0 ? boot.local_size() - 1 : 0;
+  const bool agent_wanted = wants_agent(boot, worker_params.config);
+  job->agent_wanted_ = agent_wanted;
+  if (agent_wanted) ++worker_params.local_peers;  // the agent attaches to every rank of its host
   worker_params.on_host_only = boot.local_size() == boot.size();
   if (Status s = Worker::create(worker_params, job->worker_); s != Status::Ok) {
     error = std::string("cannot create the engine worker: ") + to_string(s);
@@ -39,6 +54,7 @@ Status Job::create(std::unique_ptr<Job>& out, std::string& error, const WorkerPa
   }
   const auto address = job->worker_->address();
   Status s = boot.put(kAddressKey, address);
+  if (s == Status::Ok && agent_wanted && boot.local_rank() == 0) s = job->start_agent();
   if (s == Status::Ok) s = boot.commit();
   if (s == Status::Ok) s = boot.fence(true);
   if (s != Status::Ok) {
@@ -49,8 +65,43 @@ Status Job::create(std::unique_ptr<Job>& out, std::string& error, const WorkerPa
   job->worker_->set_peer_namer(&Job::name_peer, job.get());
   job->worker_->on_peer_failure(&Job::peer_failed, job.get());
   job->attach_local_peers();
+  if (agent_wanted) job->attach_agent();
   out = std::move(job);
   return Status::Ok;
+}
+
+Status Job::start_agent() {
+  std::string why;
+  agent_ = AgentProcess::start(
+      bootstrap_->job_id(), bootstrap_->local_size(),
+      [this](const std::string& message) {
+        const std::string text = describe_rank(rank()) + ": " + message + "; ending the job";
+        TERN_LOG(Error, "%s", text.c_str());
+        abort(1, text.c_str());
+      },
+      why);
+  if (!agent_) {
+    TERN_LOG(Warn, "job: no progress agent on host %s (%s): critical sends to other hosts go the ordinary way",
+             transport::local_host_name().c_str(), why.c_str());
+  }
+  const std::vector<std::byte> none;
+  return bootstrap_->put(kAgentKey, agent_ ? agent_->address() : none);
+}
+
+void Job::attach_agent() {
+  const std::vector<unsigned>& local = bootstrap_->local_peers();
+  if (local.empty()) return;
+  const unsigned first = *std::min_element(local.begin(), local.end());
+  std::vector<std::byte> address;
+  if (bootstrap_->get(first, kAgentKey, address) != Status::Ok || address.empty()) return;
+  Endpoint* agent = nullptr;
+  if (Status s = worker_->connect(address, agent); s != Status::Ok) {
+    TERN_LOG(Warn, "job: cannot reach this host's progress agent (%s): critical sends to other hosts go the "
+                   "ordinary way", to_string(s));
+    return;
+  }
+  worker_->set_peer_name(agent, "the progress agent of host " + transport::local_host_name());
+  worker_->set_agent(agent, bootstrap_->local_rank());
 }
 
 void Job::attach_local_peers() {
@@ -62,7 +113,7 @@ void Job::attach_local_peers() {
   const std::vector<std::string> transports = worker_->transport_names();
   if (std::find(transports.begin(), transports.end(), "shm") == transports.end()) return;
   if (bootstrap_->local_size() <= 1) {
-    worker_->release_shared_names();
+    if (!agent_wanted_) worker_->release_shared_names();  // else the agent attaches still
     return;
   }
   for (unsigned peer : bootstrap_->local_peers()) {
@@ -73,6 +124,7 @@ void Job::attach_local_peers() {
 
 Job::~Job() {
   worker_.reset();
+  agent_.reset();  // every rank of the host is done with it (MPI_Finalize's barrier)
   if (bootstrap_) (void)bootstrap_->finalize();
 }
 

@@ -26,6 +26,8 @@ enum class SendProtocol : uint8_t {
   Fragments,   // a first fragment and middle fragments (bcopy)
   Rendezvous,  // RTS; the receiver gets the data and acks
   Control,     // an internal message (hello, ack)
+  AgentTicket, // a held message's ticket, in its place among the sends (proto/agent_send.cpp)
+  AgentRts,    // a progress agent's announcement of a ticket's data; completes on the ack
 };
 
 enum class RequestKind : uint8_t {

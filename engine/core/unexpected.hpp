@@ -11,7 +11,9 @@ namespace tern::engine {
 
 class Endpoint;
 
-enum class UnexpectedKind : uint8_t { Eager, Rendezvous };
+// Ticket: a held message whose data the sender's progress agent will
+// announce (proto/agent_recv.cpp); remote_address holds the ticket.
+enum class UnexpectedKind : uint8_t { Eager, Rendezvous, Ticket };
 
 // Also the public opaque handle of a probed message (tern::engine::Message).
 struct Message {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/endpoint.hpp"
+#include "core/agent_tickets.hpp"
 #include "core/callback_queue.hpp"
 #include "core/cpu_hop.hpp"
 #include "core/delayed_submission.hpp"
@@ -205,6 +206,19 @@ class WorkerImpl {
   [[nodiscard]] Status send_held(Endpoint* ep, const void* buffer, std::size_t length, uint64_t tag);
   std::size_t held_bytes_ = 0;  // held copies still waiting for their receivers
   HeldCache held_cache_;
+  // Held sends to other hosts go through this host's progress agent
+  // (proto/agent_send.cpp; Worker::set_agent): the endpoint to it, this
+  // process's index among the agent's senders, the last ticket given.
+  [[nodiscard]] Status send_through_agent(Endpoint* ep, const void* buffer, std::size_t length, uint64_t tag);
+  // send_progress of a ticket (Ok once out) or an agent's announcement
+  // (InProgress: it waits for the receiver's ack).
+  [[nodiscard]] Status send_agent_message(RequestImpl* r);
+  Endpoint* agent_ = nullptr;
+  uint64_t agent_sender_index_ = 0;
+  uint64_t last_ticket_ = 0;
+  // Every peer's packed address, by uuid: the agent is told where to take
+  // a held message.
+  std::unordered_map<uint64_t, std::vector<std::byte>> peer_addresses_;
 
   // --- send protocols (proto/tag_send.cpp)
   [[nodiscard]] Status tag_send_nb(Endpoint* ep, const void* buffer, std::size_t length, uint64_t tag,
@@ -230,6 +244,10 @@ class WorkerImpl {
                                        TagRecvInfo* info);
   void start_get(RequestImpl* request, Endpoint* sender, transport::RemoteMemory remote, std::size_t length,
                  uint64_t sender_request);
+  // A receive matched a held message's ticket (proto/agent_recv.cpp): its
+  // data is fetched from the agent now, or once the agent announces it.
+  void bind_ticket(RequestImpl* request, uint64_t sender_uuid, uint64_t ticket, std::size_t length);
+  AgentTickets tickets_;
   // The earliest posted receive an arriving message tagged `tag` matches,
   // taken out of matching (and back from the tag device, where a sender may
   // have claimed it first: the next one then); null when none matches.
@@ -375,6 +393,9 @@ bool on_send_ack(void* arg, const void* data, std::size_t length);
 bool on_send_cancel(void* arg, const void* data, std::size_t length);
 bool on_send_canceled(void* arg, const void* data, std::size_t length);
 bool on_cancel_refused(void* arg, const void* data, std::size_t length);
+bool on_agent_ticket(void* arg, const void* data, std::size_t length);
+bool on_agent_rts(void* arg, const void* data, std::size_t length);
+bool on_agent_done(void* arg, const void* data, std::size_t length);
 }  // namespace proto
 
 }  // namespace tern::engine

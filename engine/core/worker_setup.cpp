@@ -180,6 +180,9 @@ void WorkerImpl::register_am_handlers(transport::Iface& iface) {
   iface.set_am_handler(tag::kAmSendCancel, &proto::on_send_cancel, this);
   iface.set_am_handler(tag::kAmSendCanceled, &proto::on_send_canceled, this);
   iface.set_am_handler(tag::kAmCancelRefused, &proto::on_cancel_refused, this);
+  iface.set_am_handler(tag::kAmAgentTicket, &proto::on_agent_ticket, this);
+  iface.set_am_handler(tag::kAmAgentRts, &proto::on_agent_rts, this);
+  iface.set_am_handler(tag::kAmAgentDone, &proto::on_agent_done, this);
 }
 
 WorkerImpl::~WorkerImpl() {
@@ -262,6 +265,7 @@ Status WorkerImpl::connect(std::span<const std::byte> peer_address, Endpoint*& e
       }
       endpoint = ep.get();
       endpoints_.emplace(peer.uuid, std::move(ep));
+      peer_addresses_[peer.uuid].assign(peer_address.begin(), peer_address.end());
       TERN_LOG(Debug, "connect: peer %016llx over %s", static_cast<unsigned long long>(peer.uuid),
                attr.name);
       if (peer.uuid != uuid_) {

@@ -11,18 +11,10 @@
 #include <new>
 
 #include "core/worker_impl.hpp"
+#include "proto/held_copy.hpp"
 #include "tern/runtime/log.hpp"
 
 namespace tern::engine {
-namespace {
-
-// Sits in front of the copy, in the same allocation, so the completion
-// callback needs nothing else to give the memory back.
-struct alignas(64) HeldCopy {
-  WorkerImpl* worker;
-  HeldCache::Block block;  // the whole allocation, this header included
-  std::size_t length;      // of the message
-};
 
 void on_held_sent(void* user_data, Status status, const TagRecvInfo& /*info*/) {
   auto* held = static_cast<HeldCopy*>(user_data);
@@ -36,17 +28,18 @@ void on_held_sent(void* user_data, Status status, const TagRecvInfo& /*info*/) {
   worker.held_cache_.put(held->block);
 }
 
-}  // namespace
-
 Status WorkerImpl::send_held(Endpoint* ep, const void* buffer, std::size_t length, uint64_t tag) {
+  if (length > kMaxMessageLength ||
+      length > params_.config.agent_memory - std::min(held_bytes_, params_.config.agent_memory)) {
+    return Status::NotFound;
+  }
+  // A peer that cannot map our arena: through the agent, where there is one.
+  if (agent_ != nullptr && ep->iface != agent_->iface) return send_through_agent(ep, buffer, length, tag);
   // Only where the ordinary send might wait for the receiver, and where the
   // peer maps the arena (its rendezvous threshold for mapped memory is
   // SIZE_MAX otherwise).
   const std::size_t from = std::max(ep->rndv_threshold_mapped, ep->rndv_threshold_metered);
-  if (length < from || ep->rndv_threshold_mapped == SIZE_MAX || length > kMaxMessageLength ||
-      length > params_.config.agent_memory - std::min(held_bytes_, params_.config.agent_memory)) {
-    return Status::NotFound;
-  }
+  if (length < from || ep->rndv_threshold_mapped == SIZE_MAX) return Status::NotFound;
   const HeldCache::Block block = held_cache_.get(ep->iface, sizeof(HeldCopy) + length);
   if (block.memory == nullptr) return Status::NotFound;
   auto* held = new (block.memory) HeldCopy{this, block, length};

@@ -189,7 +189,8 @@ Status WorkerImpl::tag_msg_recv_nb(void* buffer, std::size_t length, Message* m,
     request = r;
     return Status::InProgress;
   }
-  // Rendezvous: fetch the data from the sender.
+  // Rendezvous: fetch the data from the sender; a ticket: from the
+  // sender's progress agent, once it has said where (proto/agent_recv.cpp).
   RequestImpl* r = new_request(RequestKind::Recv);
   if (r == nullptr) return Status::NoMemory;
   r->buffer = buffer;
@@ -197,9 +198,14 @@ Status WorkerImpl::tag_msg_recv_nb(void* buffer, std::size_t length, Message* m,
   Endpoint* sender = m->sender;
   const transport::RemoteMemory remote{m->remote_address, m->offer_key};
   const uint64_t sender_request = m->sender_request;
+  const bool ticket = m->kind == UnexpectedKind::Ticket;
   free_unexpected(*this, m);
   r->mutable_info() = found;
-  start_get(r, sender, remote, found.length, sender_request);
+  if (ticket) {
+    bind_ticket(r, sender->peer_uuid, remote.address, found.length);
+  } else {
+    start_get(r, sender, remote, found.length, sender_request);
+  }
   if (r->done()) {
     Status status = r->status();
     if (info != nullptr) *info = found;

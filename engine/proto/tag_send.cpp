@@ -195,6 +195,10 @@ Status WorkerImpl::send_progress(RequestImpl* r) {
 
     case SendProtocol::Control:
       return send_control_now(*this, ep, r->control_id, r->control_words[0], r->control_words[1]);
+
+    case SendProtocol::AgentTicket:
+    case SendProtocol::AgentRts:
+      return send_agent_message(r);
   }
   return Status::InvalidParam;
 }

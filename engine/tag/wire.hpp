@@ -20,6 +20,9 @@ enum AmId : uint8_t {
   kAmSendCancel = 8,     // the sender asks to cancel a send still waiting for its receiver: SendCancelHeader
   kAmSendCanceled = 9,   // the receiver dropped it unmatched: SendAckHeader
   kAmCancelRefused = 10, // a receive had taken it; its ack comes as usual: SendAckHeader
+  kAmAgentTicket = 11,   // a held message that the sender's progress agent carries: AgentTicketHeader
+  kAmAgentRts = 12,      // the agent has a ticket's data: AgentRtsHeader (a rendezvous from the agent)
+  kAmAgentDone = 13,     // the agent to the sender: a ticket's receiver has the data (words: ticket, length)
 };
 
 struct EagerSyncHeader {
@@ -61,7 +64,31 @@ struct SendCancelHeader {
   uint64_t sender_request;
   uint64_t sender_uuid;  // the asking worker: only the sender may cancel its send
 };
+// Held sends to another host (proto/held_send.cpp, proto/agent_recv.cpp):
+// the sender gives the data to its host's progress agent and sends the
+// receiver, in its place among its messages, a ticket that matches as the
+// message would; the agent announces the data under the same (sender,
+// ticket), and the receiver fetches it from the agent once the ticket has
+// matched a receive.
+struct AgentTicketHeader {
+  uint64_t tag;
+  uint64_t sender_uuid;
+  uint64_t length;
+  uint64_t ticket;  // the sender's number for the message, never 0
+};
+
+struct AgentRtsHeader {
+  uint64_t ticket;
+  uint64_t sender_uuid;    // who sent the message (the ticket's sender)
+  uint64_t agent_uuid;     // who holds the data now
+  uint64_t agent_request;  // the agent's ack id
+  uint64_t address;        // of the data in the agent's memory
+  uint64_t length;
+  uint64_t offer_key;      // the agent's lane's offer of it; 0: none
+};
+
 static_assert(std::is_trivially_copyable_v<EagerFirstHeader> && sizeof(EagerFirstHeader) == 32);
+static_assert(sizeof(AgentTicketHeader) == 32 && sizeof(AgentRtsHeader) == 56);
 static_assert(sizeof(RtsHeader) == 48 && sizeof(SendAckHeader) == 16);
 
 }  // namespace tern::engine::tag

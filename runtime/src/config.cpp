@@ -88,6 +88,11 @@ constexpr ConfigVariable kVariables[] = {
      "tern_critical_tags hint of MPI_Comm_set_info."},
     {"TERN_AGENT_MEMORY", "256M", "size", "Bytes of held sends (TERN_CRITICAL_TAGS) a process keeps at once; "
      "beyond it, critical sends go the ordinary way."},
+    {"TERN_AGENT", "auto", "auto|on|off",
+     "The progress agent: in a job over several hosts, a process per host (started by its first rank) that "
+     "carries critical sends (TERN_CRITICAL_TAGS, the tern_critical_tags hint) to ranks on other hosts while "
+     "both sides compute. auto: when TERN_CRITICAL_TAGS names tags; on: in every job over several hosts; off: "
+     "never (critical sends to other hosts go the ordinary way)."},
     {"TERN_VERBS_EMULATION", "off", "on|off", "A test facility: the verbs transport runs on an emulated RDMA "
      "device inside the process (only ifaces of the same process reach each other) instead of libibverbs."},
     {"TERN_BOOTSTRAP", "auto", "auto|pmix|pmi|pmi1|pmi2|singleton",
@@ -305,6 +310,7 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
     return reject("TERN_CRITICAL_TAGS", v);
   if (const char* v = lookup("TERN_AGENT_MEMORY"); v && !parse_size(v, config.agent_memory))
     return reject("TERN_AGENT_MEMORY", v);
+  if (const char* v = lookup("TERN_AGENT"); v && !parse_switch(v, config.agent)) return reject("TERN_AGENT", v);
   if (const char* v = lookup("TERN_TLS")) {
     // Every item must name a transport: "shm," or "self,,shm" are typos, not lists.
     std::string_view list(v);

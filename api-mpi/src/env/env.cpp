@@ -163,6 +163,8 @@ int PMPI_Finalize(void) {
   // Buffered sends still under way end first (MPI_Finalize waits for them).
   buffered_finalize();
   finalize_packed_requests();
+  // So do held sends (critical tags), which end at their receivers.
+  state->worker->finish_held_sends();
   // Every rank reaches this point before any leaves, so no peer still needs
   // our endpoints (rendezvous reads, acks) once we tear them down.
   Status s = coll_barrier(*state->comms[MPI_COMM_WORLD]);

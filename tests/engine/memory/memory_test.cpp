@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "../pipe_io.hpp"
+#include "tern/runtime/pipe_io.hpp"
 #include "core/memory_key.hpp"
 #include "tern/engine/memory.hpp"
 
@@ -94,8 +94,8 @@ std::vector<std::byte> key_bytes(const PackedMemKey& fields) {
   return packed;
 }
 
-using test::read_all;
-using test::write_all;
+using runtime::read_all;
+using runtime::write_all;
 
 // Two pipes between a parent and the child it forks; each side closes the
 // other's ends so that a side dying shows as end of file, not a hang.

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "../pipe_io.hpp"
+#include "tern/runtime/pipe_io.hpp"
 #include "transport/iface.hpp"
 #include "transport/iface_params.hpp"
 #include "transport/shm/shm_address.hpp"
@@ -55,8 +55,8 @@ std::unique_ptr<Iface> open_shm(const std::string& job, unsigned expected_peers,
 
 // --- pipes between parent and child -----------------------------------------
 
-using test::read_all;
-using test::write_all;
+using runtime::read_all;
+using runtime::write_all;
 
 bool send_blob(int fd, const std::vector<std::byte>& blob) {
   const uint32_t length = static_cast<uint32_t>(blob.size());

@@ -13,6 +13,8 @@
 
 namespace tern::engine {
 
+class AgentProcess;
+
 class Job {
  public:
   // Bootstraps, creates the worker (named after the job, expecting the other
@@ -67,9 +69,15 @@ class Job {
   static void peer_failed(void* arg, Endpoint* endpoint, Status reason);
   // At start-up: connects to every rank on this host over shm (see job.cpp).
   void attach_local_peers();
+  // Jobs over several hosts: the first rank of each host starts the host's
+  // progress agent and publishes its address; every rank connects to it.
+  [[nodiscard]] Status start_agent();
+  void attach_agent();
 
   std::unique_ptr<runtime::Bootstrap> bootstrap_;
   std::unique_ptr<Worker> worker_;
+  std::unique_ptr<AgentProcess> agent_;  // on the first rank of a host, where one runs
+  bool agent_wanted_ = false;            // this job's hosts each have a progress agent
   std::vector<Endpoint*> endpoints_;  // by rank; null until first use
   std::string last_error_;
   PeerFailureHandler peer_failure_handler_ = nullptr;

@@ -188,6 +188,26 @@ class Worker {
   [[nodiscard]] Status cancel(Request* request);
   // Gives a done request back to the worker.
   void release(Request* request);
+
+  // --- Progress agent (smart progression; the Job sets these up in jobs
+  // over several hosts). Held sends (kSendHeld) to peers that do not map
+  // this worker's arena go through `agent`, this host's progress agent,
+  // which carries them to their receivers while both sides compute;
+  // `sender_index` is this process's number among the agent's senders
+  // (unique on the host, below 2^16).
+  void set_agent(Endpoint* agent, unsigned sender_index);
+  // The agent's side: announces `data` (`length` bytes, which must stay
+  // unchanged until the callback runs) to `receiver` as the message that
+  // `sender_uuid` sent under `ticket`; the receiver fetches it once that
+  // ticket matched one of its receives. The callback runs once the
+  // receiver has it (the sender is told too). InProgress, or an error with
+  // nothing started.
+  [[nodiscard]] Status agent_forward(Endpoint* receiver, const void* data, std::size_t length,
+                                     uint64_t sender_uuid, uint64_t ticket, const Callback& callback);
+  // Progresses until every held send of this worker has reached its
+  // receiver (a program ending, MPI_Finalize: the receivers must have
+  // posted their receives).
+  void finish_held_sends();
   // Waits of the caller's own (a loop over several requests, with progress
   // and the wakeup fd) say when they start and end, as the worker's waits
   // do: while this worker waits, local senders deliver through the ordinary

@@ -1,12 +1,13 @@
-// Whole-buffer reads and writes on a pipe, for tests that fork a child and
-// talk to it: false when the other side is gone (end of file or error).
+// Whole-buffer reads and writes on a pipe (a process and the child it
+// started: the progress agent and its starter, tests): false when the other
+// side is gone (end of file or error).
 #pragma once
 
 #include <unistd.h>
 
 #include <cstddef>
 
-namespace tern::test {
+namespace tern::runtime {
 
 inline bool write_all(int fd, const void* data, std::size_t length) {
   const auto* bytes = static_cast<const char*>(data);
@@ -30,4 +31,4 @@ inline bool read_all(int fd, void* data, std::size_t length) {
   return true;
 }
 
-}  // namespace tern::test
+}  // namespace tern::runtime

@@ -24,6 +24,7 @@
 #include "tern/runtime/config.hpp"
 #include "tern/runtime/log.hpp"
 #include "tern/runtime/pipe_io.hpp"
+#include "tern/runtime/topology.hpp"
 
 namespace tern::engine {
 namespace {
@@ -140,6 +141,18 @@ bool read_unsigned(const char* name, unsigned long& out) {
   return *end == '\0';
 }
 
+// The agent inherits its starter's binding (a rank's core): it moves to the
+// last core when the host has more cores than ranks (launchers fill cores
+// from the first), else anywhere its cgroup allows.
+void place_agent(unsigned local_ranks) {
+  runtime::Topology topology;
+  if (runtime::Topology::load(topology) != Status::Ok) return;
+  const unsigned cores = topology.cores();
+  const Status s = local_ranks < cores ? topology.bind_self_to_core(cores - 1) : topology.unbind_self();
+  TERN_LOG(Info, "progress agent: %s (%u ranks, %u cores on this host)",
+           s == Status::Ok ? topology.binding_of_self().c_str() : "left where its starter runs", local_ranks, cores);
+}
+
 }  // namespace
 
 int run_progress_agent() {
@@ -165,6 +178,7 @@ int run_progress_agent() {
     return 1;
   }
 
+  place_agent(static_cast<unsigned>(peers));
   WorkerParams params;
   params.job_id = job;
   params.local_peers = static_cast<unsigned>(peers);

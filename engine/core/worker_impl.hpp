@@ -213,6 +213,8 @@ class WorkerImpl {
   // send_progress of a ticket (Ok once out) or an agent's announcement
   // (InProgress: it waits for the receiver's ack).
   [[nodiscard]] Status send_agent_message(RequestImpl* r);
+  // An agent's announcement was acknowledged: its sender hears (kAmAgentDone).
+  void agent_delivered(const RequestImpl* r);
   Endpoint* agent_ = nullptr;
   uint64_t agent_sender_index_ = 0;
   uint64_t last_ticket_ = 0;

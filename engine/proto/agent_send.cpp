@@ -10,7 +10,6 @@
 // held bytes (TERN_AGENT_MEMORY) then go down. The receiver's side is
 // proto/agent_recv.cpp, the agent's loop agent/progress_agent.cpp.
 #include <cstring>
-#include <memory>
 #include <new>
 #include <thread>
 
@@ -39,24 +38,6 @@ std::size_t pack_agent_rts(void* dest, std::size_t capacity, void* arg) {
   if (capacity < sizeof(header)) return 0;
   std::memcpy(dest, &header, sizeof(header));
   return sizeof(header);
-}
-
-// The agent's forward ended: the sender hears that its message is through
-// (its held bytes go down), then the agent's own callback runs.
-struct Forward {
-  WorkerImpl* worker;
-  uint64_t sender_uuid;
-  std::size_t length;
-  Callback callback;
-};
-
-void on_forwarded(void* user_data, Status status, const TagRecvInfo& info) {
-  std::unique_ptr<Forward> forward(static_cast<Forward*>(user_data));
-  WorkerImpl& worker = *forward->worker;
-  if (Endpoint* sender = worker.find_endpoint(forward->sender_uuid); sender != nullptr && sender->failure == Status::Ok) {
-    worker.send_control(sender, tag::kAmAgentDone, forward->length, worker.uuid_);
-  }
-  worker.deliver(forward->callback, status, info);
 }
 
 }  // namespace
@@ -155,20 +136,13 @@ Status Worker::agent_forward(Endpoint* receiver, const void* data, std::size_t l
   WorkerImpl::Guard guard(*impl_);
   WorkerImpl& worker = *impl_;
   if (Status s = worker.check_endpoint("agent_forward", receiver); s != Status::Ok) return s;
-  auto* forward = new (std::nothrow) Forward{&worker, sender_uuid, length, callback};
-  if (forward == nullptr) return Status::NoMemory;
-  CallbackSlot* slot = worker.new_callback_slot({&on_forwarded, forward, nullptr}, true);
-  RequestImpl* r = slot != nullptr ? worker.new_request(RequestKind::Send) : nullptr;
-  if (r == nullptr) {
-    if (slot != nullptr) worker.recycle_slot(slot);
-    delete forward;
-    return Status::NoMemory;
-  }
+  RequestImpl* r = worker.new_request(RequestKind::Send);
+  if (r == nullptr) return Status::NoMemory;
   r->endpoint = receiver;
   r->buffer = const_cast<void*>(data);
   r->length = length;
   r->tag = ticket;
-  r->peer_request = sender_uuid;
+  r->peer_request = sender_uuid;  // whom to tell once the receiver has it (on_send_ack)
   r->protocol = SendProtocol::AgentRts;
   r->offer_key = receiver->lane->offer_zcopy(data, length);
   r->ack_id = worker.acks_.add(r);
@@ -179,12 +153,14 @@ Status Worker::agent_forward(Endpoint* receiver, const void* data, std::size_t l
     worker.acks_.remove(r->ack_id);
     if (r->offer_key != 0) receiver->own_lane->withdraw_zcopy(r->offer_key);
     worker.requests_.put(r);
-    worker.recycle_slot(slot);
-    delete forward;
     return status;
   }
-  worker.attach_slot(r, slot);
-  return Status::InProgress;
+  return worker.attach_callback(r, callback);
+}
+
+void WorkerImpl::agent_delivered(const RequestImpl* r) {
+  Endpoint* sender = find_endpoint(r->peer_request);
+  if (sender != nullptr && sender->failure == Status::Ok) send_control(sender, tag::kAmAgentDone, r->length, uuid_);
 }
 
 void Worker::finish_held_sends() {

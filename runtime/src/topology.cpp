@@ -156,6 +156,15 @@ Status Topology::bind_self_to_core(unsigned index) {
   return bind_to(topology_, hwloc_get_obj_by_type(topology_, type, index), "core", index);
 }
 
+Status Topology::unbind_self() {
+  if (topology_ == nullptr) return Status::InvalidParam;
+  if (hwloc_set_cpubind(topology_, hwloc_topology_get_allowed_cpuset(topology_), 0) != 0) {
+    TERN_LOG(Error, "topology: unbinding failed: %s", std::strerror(errno));
+    return Status::IoError;
+  }
+  return Status::Ok;
+}
+
 Status Topology::bind_self_to_numa(unsigned index) {
   if (topology_ == nullptr) return Status::InvalidParam;
   hwloc_obj_t node = hwloc_get_obj_by_type(topology_, HWLOC_OBJ_NUMANODE, index);

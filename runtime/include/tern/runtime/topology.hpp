@@ -51,6 +51,8 @@ class Topology {
   // InvalidParam for an index out of range, IoError when the kernel refuses.
   [[nodiscard]] Status bind_self_to_core(unsigned index);
   [[nodiscard]] Status bind_self_to_numa(unsigned index);
+  // Undoes an inherited binding: every CPU this process's cgroup allows.
+  [[nodiscard]] Status unbind_self();
 
   // The logical NUMA node this process is bound within: -1 when its CPUs
   // span several nodes (or it is unbound on a multi-node machine).

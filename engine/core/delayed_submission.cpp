@@ -70,10 +70,25 @@ unsigned WorkerImpl::dispatch_delayed() {
   DelayedSubmission& delayed = *delayed_;
   delayed.dispatching = true;
   unsigned dispatched = 0;
+  // Everything claimed before now goes out, in order: a producer between its
+  // claim and its store (preempted, on a busy machine) holds the line, and
+  // what queued behind it (a caller's earlier operations, before the call
+  // that took the lock) must not be overtaken by what follows the lock.
+  const std::size_t through = delayed.claimed();
   Submission s;
-  while (delayed.next(s)) {
-    dispatch(s);
-    ++dispatched;
+  for (std::size_t idle = 0;;) {
+    if (delayed.next(s)) {
+      dispatch(s);
+      ++dispatched;
+      idle = 0;
+      continue;
+    }
+    if (delayed.taken() >= through) break;
+    if (++idle % 64 == 0) {
+      sched_yield();
+    } else {
+      cpu_relax();
+    }
   }
   if (delayed.reserve_low()) refill_reserve();
   delayed.dispatching = false;

@@ -56,7 +56,11 @@ class DelayedSubmission {
   // False when the reserve is full (the caller then pools it under the lock).
   [[nodiscard]] bool give_back(RequestImpl* request) noexcept { return reserve_.try_push(request); }
   [[nodiscard]] bool submit(const Submission& submission) noexcept { return queue_.try_push(submission); }
-  [[nodiscard]] bool pending() const noexcept { return queue_.maybe_nonempty(); }
+  // Something queued, or claimed and being filled: a dispatch must wait for
+  // the latter, or an operation queued behind it would be overtaken.
+  [[nodiscard]] bool pending() const noexcept { return queue_.approximate_size() != 0; }
+  [[nodiscard]] std::size_t claimed() const noexcept { return queue_.claimed(); }
+  [[nodiscard]] std::size_t taken() const noexcept { return queue_.taken(); }
 
   // --- the lock holder
   [[nodiscard]] bool next(Submission& out) noexcept { return queue_.try_pop(out); }

@@ -79,6 +79,10 @@ class MpmcRing {
     const std::size_t position = head_.load(std::memory_order_relaxed);
     return cells_[position & mask_].sequence.load(std::memory_order_acquire) == position + 1;
   }
+  // Positions so far: cells producers have claimed (some perhaps not yet
+  // filled), and cells consumers have taken. Items go out in claim order.
+  [[nodiscard]] std::size_t claimed() const noexcept { return tail_.load(std::memory_order_acquire); }
+  [[nodiscard]] std::size_t taken() const noexcept { return head_.load(std::memory_order_acquire); }
   // Items in the ring, as of two loads that other threads may move between.
   [[nodiscard]] std::size_t approximate_size() const noexcept {
     const std::size_t head = head_.load(std::memory_order_relaxed);

@@ -54,7 +54,7 @@ Status Job::create(std::unique_ptr<Job>& out, std::string& error, const WorkerPa
   }
   const auto address = job->worker_->address();
   Status s = boot.put(kAddressKey, address);
-  if (s == Status::Ok && agent_wanted && boot.local_rank() == 0) s = job->start_agent();
+  if (s == Status::Ok && agent_wanted && job->first_on_host(boot.rank())) s = job->start_agent();
   if (s == Status::Ok) s = boot.commit();
   if (s == Status::Ok) s = boot.fence(true);
   if (s != Status::Ok) {
@@ -88,6 +88,26 @@ Status Job::start_agent() {
   return bootstrap_->put(kAgentKey, agent_ ? agent_->address() : none);
 }
 
+bool Job::first_on_host(unsigned rank) const {
+  const std::vector<unsigned>& local = bootstrap_->local_peers();
+  return local.empty() ? rank == bootstrap_->rank() : rank == *std::min_element(local.begin(), local.end());
+}
+
+// The agent of the host `peer_id`'s rank is on: the one its host's lowest
+// rank published (from the addresses every rank published, the host names).
+bool Job::agent_of_peer(void* arg, uint64_t peer_id, std::vector<std::byte>& agent_address) {
+  auto* job = static_cast<Job*>(arg);
+  const int rank = job->rank_of(peer_id);
+  if (rank < 0) return false;
+  const std::string host = job->host_of(static_cast<unsigned>(rank));
+  for (unsigned first = 0; first < job->size(); ++first) {
+    if (job->host_of(first) == host) {
+      return job->bootstrap_->get(first, kAgentKey, agent_address) == Status::Ok && !agent_address.empty();
+    }
+  }
+  return false;
+}
+
 void Job::attach_agent() {
   const std::vector<unsigned>& local = bootstrap_->local_peers();
   if (local.empty()) return;
@@ -101,7 +121,8 @@ void Job::attach_agent() {
     return;
   }
   worker_->set_peer_name(agent, "the progress agent of host " + transport::local_host_name());
-  worker_->set_agent(agent, bootstrap_->local_rank());
+  const bool relay = runtime::global_config().agent_relay == runtime::Switch::On;
+  worker_->set_agent(agent, bootstrap_->local_rank(), relay ? &Job::agent_of_peer : nullptr, this);
 }
 
 void Job::attach_local_peers() {

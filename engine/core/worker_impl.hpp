@@ -213,10 +213,14 @@ class WorkerImpl {
   // send_progress of a ticket (Ok once out) or an agent's announcement
   // (InProgress: it waits for the receiver's ack).
   [[nodiscard]] Status send_agent_message(RequestImpl* r);
-  // An agent's announcement was acknowledged: its sender hears (kAmAgentDone).
-  void agent_delivered(const RequestImpl* r);
+  // A held message reached its receiver (an announcement acknowledged) or
+  // the receiver's agent: its sender hears (kAmAgentDone), when connected.
+  void tell_sender(uint64_t sender_uuid, std::size_t length);
   Endpoint* agent_ = nullptr;
   uint64_t agent_sender_index_ = 0;
+  Worker::AgentDirectory agent_directory_ = nullptr;
+  void* agent_directory_arg_ = nullptr;
+  std::unordered_map<uint64_t, std::vector<std::byte>> peer_agents_;  // the directory's answers, by peer
   uint64_t last_ticket_ = 0;
   // Every peer's packed address, by uuid: the agent is told where to take
   // a held message.

@@ -49,7 +49,15 @@ Status WorkerImpl::send_through_agent(Endpoint* ep, const void* buffer, std::siz
   }
   const auto address = peer_addresses_.find(ep->peer_uuid);
   if (address == peer_addresses_.end()) return Status::NotFound;
-  const std::size_t command_bytes = sizeof(agent::AgentCommand) + address->second.size();
+  auto receiver_agent = peer_agents_.find(ep->peer_uuid);
+  if (receiver_agent == peer_agents_.end()) {
+    std::vector<std::byte> found;
+    if (agent_directory_ == nullptr || !agent_directory_(agent_directory_arg_, ep->peer_uuid, found)) found.clear();
+    receiver_agent = peer_agents_.emplace(ep->peer_uuid, std::move(found)).first;
+  }
+  const std::vector<std::byte>& agent_address = receiver_agent->second;
+  const std::size_t command_bytes = sizeof(agent::AgentCommand) + address->second.size() + agent_address.size();
+  if (command_bytes > agent::kMaxCommandBytes) return Status::NotFound;
   const std::size_t data_offset = align_up(sizeof(HeldCopy) + command_bytes, 64);
   const HeldCache::Block block = held_cache_.get(agent_->iface, data_offset + length);
   if (block.memory == nullptr) return Status::NotFound;
@@ -64,9 +72,13 @@ Status WorkerImpl::send_through_agent(Endpoint* ep, const void* buffer, std::siz
   auto* bytes = static_cast<std::byte*>(block.memory);
   const uint64_t ticket = ++last_ticket_;
   const agent::AgentCommand command{uuid_, ticket, length, agent::data_tag(agent_sender_index_, ticket),
-                                    address->second.size()};
-  std::memcpy(bytes + sizeof(HeldCopy), &command, sizeof(command));
-  std::memcpy(bytes + sizeof(HeldCopy) + sizeof(command), address->second.data(), address->second.size());
+                                    address->second.size(), agent_address.size()};
+  std::byte* text = bytes + sizeof(HeldCopy);
+  std::memcpy(text, &command, sizeof(command));
+  std::memcpy(text + sizeof(command), address->second.data(), address->second.size());
+  if (!agent_address.empty()) {
+    std::memcpy(text + sizeof(command) + address->second.size(), agent_address.data(), agent_address.size());
+  }
   std::memcpy(bytes + data_offset, buffer, length);
 
   // The command, then the data: one lane, so the agent has the command first.
@@ -119,10 +131,12 @@ Status WorkerImpl::send_agent_message(RequestImpl* r) {
   return packed < 0 ? static_cast<Status>(packed) : Status::InProgress;
 }
 
-void Worker::set_agent(Endpoint* agent, unsigned sender_index) {
+void Worker::set_agent(Endpoint* agent, unsigned sender_index, AgentDirectory directory, void* directory_arg) {
   WorkerImpl::Guard guard(*impl_);
   impl_->agent_ = agent;
   impl_->agent_sender_index_ = sender_index;
+  impl_->agent_directory_ = directory;
+  impl_->agent_directory_arg_ = directory_arg;
 }
 
 Status Worker::agent_forward(Endpoint* receiver, const void* data, std::size_t length, uint64_t sender_uuid,
@@ -158,9 +172,14 @@ Status Worker::agent_forward(Endpoint* receiver, const void* data, std::size_t l
   return worker.attach_callback(r, callback);
 }
 
-void WorkerImpl::agent_delivered(const RequestImpl* r) {
-  Endpoint* sender = find_endpoint(r->peer_request);
-  if (sender != nullptr && sender->failure == Status::Ok) send_control(sender, tag::kAmAgentDone, r->length, uuid_);
+void WorkerImpl::tell_sender(uint64_t sender_uuid, std::size_t length) {
+  Endpoint* sender = find_endpoint(sender_uuid);
+  if (sender != nullptr && sender->failure == Status::Ok) send_control(sender, tag::kAmAgentDone, length, uuid_);
+}
+
+void Worker::agent_done(uint64_t sender_uuid, std::size_t length) {
+  WorkerImpl::Guard guard(*impl_);
+  impl_->tell_sender(sender_uuid, length);
 }
 
 void Worker::finish_held_sends() {

@@ -84,7 +84,7 @@ bool on_send_ack(void* arg, const void* data, std::size_t length) {
     r->cancel_requested = false;
     return true;
   }
-  if (TERN_UNLIKELY(r->protocol == SendProtocol::AgentRts)) worker.agent_delivered(r);
+  if (TERN_UNLIKELY(r->protocol == SendProtocol::AgentRts)) worker.tell_sender(r->peer_request, r->length);
   worker.complete(r, Status::Ok);
   return true;
 }

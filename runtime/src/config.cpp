@@ -93,6 +93,11 @@ constexpr ConfigVariable kVariables[] = {
      "carries critical sends (TERN_CRITICAL_TAGS, the tern_critical_tags hint) to ranks on other hosts while "
      "both sides compute. auto: when TERN_CRITICAL_TAGS names tags; on: in every job over several hosts; off: "
      "never (critical sends to other hosts go the ordinary way)."},
+    {"TERN_AGENT_RELAY", "off", "on|off (auto: off)",
+     "With progress agents: the sender's agent passes a held message on to the agent of the receiver's host, "
+     "which keeps it in memory the receiver maps until the receive comes (one memcpy then, where otherwise the "
+     "receiver fetches it across the network). For hosts whose agents have cores of their own: where agents "
+     "share the ranks' cores it costs the receiver more than it saves (docs/perf/progress.md)."},
     {"TERN_VERBS_EMULATION", "off", "on|off", "A test facility: the verbs transport runs on an emulated RDMA "
      "device inside the process (only ifaces of the same process reach each other) instead of libibverbs."},
     {"TERN_BOOTSTRAP", "auto", "auto|pmix|pmi|pmi1|pmi2|singleton",
@@ -311,6 +316,8 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
   if (const char* v = lookup("TERN_AGENT_MEMORY"); v && !parse_size(v, config.agent_memory))
     return reject("TERN_AGENT_MEMORY", v);
   if (const char* v = lookup("TERN_AGENT"); v && !parse_switch(v, config.agent)) return reject("TERN_AGENT", v);
+  if (const char* v = lookup("TERN_AGENT_RELAY"); v && !parse_switch(v, config.agent_relay))
+    return reject("TERN_AGENT_RELAY", v);
   if (const char* v = lookup("TERN_TLS")) {
     // Every item must name a transport: "shm," or "self,,shm" are typos, not lists.
     std::string_view list(v);

@@ -73,6 +73,8 @@ class Job {
   // progress agent and publishes its address; every rank connects to it.
   [[nodiscard]] Status start_agent();
   void attach_agent();
+  [[nodiscard]] bool first_on_host(unsigned rank) const;
+  static bool agent_of_peer(void* arg, uint64_t peer_id, std::vector<std::byte>& agent_address);
 
   std::unique_ptr<runtime::Bootstrap> bootstrap_;
   std::unique_ptr<Worker> worker_;

@@ -194,8 +194,13 @@ class Worker {
   // this worker's arena go through `agent`, this host's progress agent,
   // which carries them to their receivers while both sides compute;
   // `sender_index` is this process's number among the agent's senders
-  // (unique on the host, below 2^16).
-  void set_agent(Endpoint* agent, unsigned sender_index);
+  // (unique on the host, below 2^16). `directory` (optional) gives the
+  // packed address of the agent on a peer's host (false: none known), so
+  // that a held message goes on to that agent, which keeps it on the
+  // receiver's host until the receive comes.
+  using AgentDirectory = bool (*)(void* arg, uint64_t peer_id, std::vector<std::byte>& agent_address);
+  void set_agent(Endpoint* agent, unsigned sender_index, AgentDirectory directory = nullptr,
+                 void* directory_arg = nullptr);
   // The agent's side: announces `data` (`length` bytes, which must stay
   // unchanged until the callback runs) to `receiver` as the message that
   // `sender_uuid` sent under `ticket`; the receiver fetches it once that
@@ -204,6 +209,9 @@ class Worker {
   // nothing started.
   [[nodiscard]] Status agent_forward(Endpoint* receiver, const void* data, std::size_t length,
                                      uint64_t sender_uuid, uint64_t ticket, const Callback& callback);
+  // The agent's side, for a message it passed to another agent: tells its
+  // sender that the message has left this host (its held bytes go down).
+  void agent_done(uint64_t sender_uuid, std::size_t length);
   // Progresses until every held send of this worker has reached its
   // receiver (a program ending, MPI_Finalize: the receivers must have
   // posted their receives).

@@ -71,6 +71,7 @@ struct Config {
   TagSet critical_tags;                 // TERN_CRITICAL_TAGS: MPI tags whose sends are held (smart progression)
   std::size_t agent_memory = std::size_t{256} << 20;  // TERN_AGENT_MEMORY: bytes of held sends at once
   Switch agent = Switch::Auto;          // TERN_AGENT: a progress agent per host in jobs over several hosts
+  Switch agent_relay = Switch::Off;     // TERN_AGENT_RELAY: agents pass held messages on to the receiver's agent
 };
 
 // The largest tag Tern's MPI carries (its MPI_TAG_UB), which tag sets name.

@@ -218,6 +218,8 @@ class Agent {
       agent.fail("a malformed relayed message", Status::InvalidParam);
       return;
     }
+    TERN_LOG(Debug, "progress agent: relayed message %llu (%zu bytes) from another host's agent",
+             static_cast<unsigned long long>(header.ticket), r->frames[1].size);
     const auto* address = static_cast<const std::byte*>(r->frames[0].data) + sizeof(header);
     Endpoint* receiver = nullptr;
     Status s = agent.worker_.connect({address, header.address_length}, receiver);

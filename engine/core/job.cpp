@@ -94,16 +94,25 @@ bool Job::first_on_host(unsigned rank) const {
 }
 
 // The agent of the host `peer_id`'s rank is on: the one its host's lowest
-// rank published (from the addresses every rank published, the host names).
+// rank published. Only from what every rank published (addresses carry
+// their hosts), since this runs inside the worker's calls, on whichever
+// thread sends.
 bool Job::agent_of_peer(void* arg, uint64_t peer_id, std::vector<std::byte>& agent_address) {
   auto* job = static_cast<Job*>(arg);
-  const int rank = job->rank_of(peer_id);
-  if (rank < 0) return false;
-  const std::string host = job->host_of(static_cast<unsigned>(rank));
-  for (unsigned first = 0; first < job->size(); ++first) {
-    if (job->host_of(first) == host) {
-      return job->bootstrap_->get(first, kAgentKey, agent_address) == Status::Ok && !agent_address.empty();
+  std::vector<std::string> hosts;
+  for (unsigned rank = 0; rank < job->size(); ++rank) {
+    std::vector<std::byte> address;
+    WorkerAddress unpacked;
+    if (job->bootstrap_->get(rank, kAddressKey, address) != Status::Ok ||
+        unpack_worker_address(address, unpacked) != Status::Ok) {
+      return false;
     }
+    hosts.emplace_back(unpacked.host);
+    if (unpacked.uuid != peer_id) continue;
+    // The lowest rank of that host is this one or one seen before it.
+    const auto first = std::find(hosts.begin(), hosts.end(), hosts.back()) - hosts.begin();
+    return job->bootstrap_->get(static_cast<unsigned>(first), kAgentKey, agent_address) == Status::Ok &&
+           !agent_address.empty();
   }
   return false;
 }

@@ -204,7 +204,9 @@ class WorkerImpl {
   // taken (the caller's send is complete), NotFound when the ordinary way
   // must carry it, or the error the held copy's send failed with.
   [[nodiscard]] Status send_held(Endpoint* ep, const void* buffer, std::size_t length, uint64_t tag);
-  std::size_t held_bytes_ = 0;  // held copies still waiting for their receivers
+  // Held copies still waiting for their receivers. Changed under the lock;
+  // atomic for Worker::finish_held_sends, whose wait reads it without.
+  std::atomic<std::size_t> held_bytes_{0};
   HeldCache held_cache_;
   // Held sends to other hosts go through this host's progress agent
   // (proto/agent_send.cpp; Worker::set_agent): the endpoint to it, this

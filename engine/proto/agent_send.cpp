@@ -11,7 +11,6 @@
 // proto/agent_recv.cpp, the agent's loop agent/progress_agent.cpp.
 #include <cstring>
 #include <new>
-#include <thread>
 
 #include "core/worker_impl.hpp"
 #include "proto/agent_wire.hpp"
@@ -183,14 +182,7 @@ void Worker::agent_done(uint64_t sender_uuid, std::size_t length) {
 }
 
 void Worker::finish_held_sends() {
-  for (std::size_t idle = 0;;) {
-    {
-      WorkerImpl::Guard guard(*impl_);
-      if (impl_->held_bytes_ == 0) return;
-      idle = impl_->progress() != 0 ? 0 : idle + 1;
-    }
-    if (idle > Worker::kCrowdedSpins) std::this_thread::yield();
-  }
+  wait_until([](void* impl) { return static_cast<WorkerImpl*>(impl)->held_bytes_.load() == 0; }, impl_.get());
 }
 
 namespace proto {

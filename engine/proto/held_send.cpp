@@ -30,7 +30,7 @@ void on_held_sent(void* user_data, Status status, const TagRecvInfo& /*info*/) {
 
 Status WorkerImpl::send_held(Endpoint* ep, const void* buffer, std::size_t length, uint64_t tag) {
   if (length > kMaxMessageLength ||
-      length > params_.config.agent_memory - std::min(held_bytes_, params_.config.agent_memory)) {
+      length > params_.config.agent_memory - std::min(held_bytes_.load(), params_.config.agent_memory)) {
     return Status::NotFound;
   }
   // A peer that cannot map our arena: through the agent, where there is one.

@@ -1,6 +1,7 @@
 // MPI_Comm_idup (alone, several outstanding, with point-to-point and a
 // non-blocking collective on the parent meanwhile, with attributes and
-// hints) and MPI_Comm_create_group (subsets, concurrent calls told apart by
+// hints, of two parents started in opposite orders, beside blocking
+// constructors started in other orders) and MPI_Comm_create_group (subsets, concurrent calls told apart by
 // tag, groups in their own order).
 #include <vector>
 
@@ -125,6 +126,46 @@ void two_parents(int rank, int size) {
   for (MPI_Comm* comm : {&half, &half_dup, &world_dup, &blocking}) CHECK(MPI_Comm_free(comm) == MPI_SUCCESS);
 }
 
+// Even ranks start the idups of `a` then `b`, odd ranks `b` then `a`, with
+// a blocking MPI_Comm_dup before them on even ranks and between them on odd
+// ones, and an MPI_Comm_create_group of the whole world after them: the
+// members' proposals cross, so the agreements must refuse and try again
+// rather than end on one context (or wait for each other).
+void opposite_orders(int rank, int size) {
+  MPI_Comm a = MPI_COMM_NULL, b = MPI_COMM_NULL;
+  CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &a) == MPI_SUCCESS);
+  CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &b) == MPI_SUCCESS);
+  MPI_Group world_group = MPI_GROUP_NULL;
+  CHECK(MPI_Comm_group(MPI_COMM_WORLD, &world_group) == MPI_SUCCESS);
+  const bool even = rank % 2 == 0;
+  for (int round = 0; round < 8; ++round) {
+    MPI_Comm a_dup = MPI_COMM_NULL, b_dup = MPI_COMM_NULL, blocking = MPI_COMM_NULL, grouped = MPI_COMM_NULL;
+    MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    // The idups alone first.
+    CHECK(MPI_Comm_idup(even ? a : b, even ? &a_dup : &b_dup, &requests[even ? 0 : 1]) == MPI_SUCCESS);
+    CHECK(MPI_Comm_idup(even ? b : a, even ? &b_dup : &a_dup, &requests[even ? 1 : 0]) == MPI_SUCCESS);
+    CHECK(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+    check_separate({MPI_COMM_WORLD, a, b, a_dup, b_dup}, rank, size);
+    for (MPI_Comm* comm : {&a_dup, &b_dup}) CHECK(MPI_Comm_free(comm) == MPI_SUCCESS);
+    if (even) {
+      CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &blocking) == MPI_SUCCESS);
+      CHECK(MPI_Comm_idup(a, &a_dup, &requests[0]) == MPI_SUCCESS);
+      CHECK(MPI_Comm_idup(b, &b_dup, &requests[1]) == MPI_SUCCESS);
+    } else {
+      CHECK(MPI_Comm_idup(b, &b_dup, &requests[1]) == MPI_SUCCESS);
+      CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &blocking) == MPI_SUCCESS);
+      CHECK(MPI_Comm_idup(a, &a_dup, &requests[0]) == MPI_SUCCESS);
+    }
+    CHECK(MPI_Comm_create_group(MPI_COMM_WORLD, world_group, 11, &grouped) == MPI_SUCCESS);
+    CHECK(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+    for (MPI_Comm comm : {a_dup, b_dup, blocking, grouped}) check_congruent(comm, rank, size);
+    check_separate({MPI_COMM_WORLD, a, b, a_dup, b_dup, blocking, grouped}, rank, size);
+    for (MPI_Comm* comm : {&a_dup, &b_dup, &blocking, &grouped}) CHECK(MPI_Comm_free(comm) == MPI_SUCCESS);
+  }
+  CHECK(MPI_Group_free(&world_group) == MPI_SUCCESS);
+  for (MPI_Comm* comm : {&a, &b}) CHECK(MPI_Comm_free(comm) == MPI_SUCCESS);
+}
+
 void idup_attributes_and_info(int rank, int size) {
   int keyval = MPI_KEYVAL_INVALID;
   CHECK(MPI_Comm_create_keyval(&copy_plus_one, MPI_COMM_NULL_DELETE_FN, &keyval, nullptr) == MPI_SUCCESS);
@@ -241,6 +282,7 @@ int main(int argc, char** argv) {
   idup_with_work(rank, size);
   several_outstanding(rank, size);
   two_parents(rank, size);
+  opposite_orders(rank, size);
   idup_attributes_and_info(rank, size);
   create_groups(rank, size);
   const int result = tern::mpi_test::conclude("mpi_comm_more");

@@ -31,21 +31,32 @@ void Schedule::next_round() {
 bool Schedule::send(const void* buffer, std::size_t bytes, int peer) {
   engine::Endpoint* endpoint = comm_endpoint(*lanes_[lane_].comm, peer);
   if (endpoint == nullptr) reachable_ = false;
-  add(Step{StepKind::Send, buffer, nullptr, bytes, peer, endpoint, nullptr, 0});
+  add(Step{StepKind::Send, buffer, nullptr, bytes, peer, endpoint, nullptr, 0, nullptr});
   return endpoint != nullptr;
 }
 
 bool Schedule::recv(void* buffer, std::size_t bytes, int peer) {
-  add(Step{StepKind::Recv, nullptr, buffer, bytes, peer, nullptr, nullptr, 0});
+  add(Step{StepKind::Recv, nullptr, buffer, bytes, peer, nullptr, nullptr, 0, nullptr});
   return true;
 }
 
+void Schedule::decide(Decision decision, void* argument) {
+  next_round();
+  add(Step{StepKind::Decide, nullptr, argument, 0, 0, nullptr, nullptr, 0, decision});
+  rounds_.emplace_back();
+}
+
+std::size_t Schedule::open_round() {
+  next_round();
+  return rounds_.size() - 1;
+}
+
 void Schedule::copy(const void* source, void* target, std::size_t bytes) {
-  if (bytes != 0 && source != target) add(Step{StepKind::Copy, source, target, bytes, 0, nullptr, nullptr, 0});
+  if (bytes != 0 && source != target) add(Step{StepKind::Copy, source, target, bytes, 0, nullptr, nullptr, 0, nullptr});
 }
 
 void Schedule::reduce(const void* in, void* inout, std::size_t count) {
-  if (count != 0) add(Step{StepKind::Reduce, in, inout, count, 0, nullptr, nullptr, 0});
+  if (count != 0) add(Step{StepKind::Reduce, in, inout, count, 0, nullptr, nullptr, 0, nullptr});
 }
 
 std::byte* Schedule::scratch(std::size_t bytes) {
@@ -58,7 +69,7 @@ const void* Schedule::send_view(const void* user, std::size_t count, const std::
   if (type == nullptr || type->contiguous) return user;
   std::byte* packed = scratch(count * type->size);
   types_.push_back(type);
-  add(Step{StepKind::Pack, user, packed, count, 0, nullptr, type.get(), 0});
+  add(Step{StepKind::Pack, user, packed, count, 0, nullptr, type.get(), 0, nullptr});
   return packed;
 }
 
@@ -66,13 +77,13 @@ void* Schedule::recv_view(void* user, std::size_t count, const std::shared_ptr<c
   if (type == nullptr || type->contiguous) return user;
   std::byte* packed = scratch(count * type->size);
   types_.push_back(type);
-  unpacks_.push_back(Step{StepKind::Unpack, packed, user, count, 0, nullptr, type.get(), 0});
+  unpacks_.push_back(Step{StepKind::Unpack, packed, user, count, 0, nullptr, type.get(), 0, nullptr});
   return packed;
 }
 
 void* Schedule::inout_view(void* user, std::size_t count, const std::shared_ptr<const DerivedType>& type) {
   void* packed = const_cast<void*>(send_view(user, count, type));
-  if (packed != user) unpacks_.push_back(Step{StepKind::Unpack, packed, user, count, 0, nullptr, type.get(), 0});
+  if (packed != user) unpacks_.push_back(Step{StepKind::Unpack, packed, user, count, 0, nullptr, type.get(), 0, nullptr});
   return packed;
 }
 
@@ -112,6 +123,7 @@ void Schedule::run_local(const Step& step) {
     case StepKind::Unpack:
       unpack_data(*step.type, step.source, step.amount * step.type->size, step.target, step.amount);
       break;
+    case StepKind::Decide: decided_ = step.decision(step.target); break;
     case StepKind::Send:
     case StepKind::Recv: break;
   }
@@ -153,8 +165,17 @@ void Schedule::advance() {
   while (round_ < rounds_.size()) {
     if (failure_.load(std::memory_order_acquire) != Status::Ok) break;
     const std::vector<Step>& steps = rounds_[round_];
+    decided_ = kGoOn;
     for (const Step& step : steps) {
       if (step.kind != StepKind::Send && step.kind != StepKind::Recv) run_local(step);
+    }
+    if (decided_ == kFail) {
+      note_failure(Status::NoMemory);
+      break;
+    }
+    if (decided_ >= 0) {  // a decision's round has no transfers
+      round_ = static_cast<std::size_t>(decided_);
+      continue;
     }
     // One count held while posting, so no callback ends the round before
     // every transfer of it is out.

@@ -71,6 +71,18 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   void* recv_view(void* user, std::size_t count, const std::shared_ptr<const DerivedType>& type);
   // Both: packed at the start, unpacked after the last round (MPI_IN_PLACE).
   void* inout_view(void* user, std::size_t count, const std::shared_ptr<const DerivedType>& type);
+  // A round of its own whose one step calls `decide(argument)` when the
+  // schedule reaches it. The answer: kGoOn, kFail (the schedule ends with
+  // an error), or the index of an earlier round to run again from, which is
+  // how an agreement repeats until its members accept (every member must
+  // decide alike, so that each pair of ranks still posts the same transfers
+  // in the same order). Only for schedules without unpacks.
+  static constexpr long kGoOn = -1;
+  static constexpr long kFail = -2;
+  using Decision = long (*)(void* argument);
+  void decide(Decision decide, void* argument);
+  // Opens a round and returns its index (a target for a decision).
+  std::size_t open_round();
   // Ends building: the unpacks of recv_view go in a last round.
   void seal();
   [[nodiscard]] bool reachable() const noexcept { return reachable_; }
@@ -82,7 +94,7 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   [[nodiscard]] int error_class() const noexcept;
 
  private:
-  enum class StepKind : uint8_t { Send, Recv, Copy, Reduce, Pack, Unpack };
+  enum class StepKind : uint8_t { Send, Recv, Copy, Reduce, Pack, Unpack, Decide };
   struct Step {
     StepKind kind;
     const void* source;
@@ -92,6 +104,7 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
     engine::Endpoint* endpoint;
     const DerivedType* type;  // pack/unpack
     uint8_t lane;             // transfers: index into lanes_
+    Decision decision;        // decide: called with `target`
   };
   // Where transfers go: the communicator (while building), its collective
   // context, this process's rank there, the tag base.
@@ -130,6 +143,7 @@ class Schedule : public std::enable_shared_from_this<Schedule> {
   bool reachable_ = true;
 
   std::size_t round_ = 0;
+  long decided_ = kGoOn;  // what the last decision of the running round said
   std::atomic<int> pending_{0};
   std::atomic<Status> failure_{Status::Ok};
   std::atomic<bool> done_{true};

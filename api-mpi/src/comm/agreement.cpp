@@ -1,21 +1,14 @@
 // MPI_Comm_idup(_with_info), MPI_Comm_create_group and (MPI 4 sessions)
 // MPI_Comm_create_from_group: the communicator constructors whose context
 // agreement is not comm.cpp's blocking allreduce over the whole parent.
+// Every agreement follows comm/contexts.cpp's rule: attempts until all
+// members accept, only the first pending agreement of a process active.
 //
 // MPI_Comm_idup installs the new communicator at once with the parent's
-// ranks and a context this process proposes, and starts a non-blocking
-// allreduce (MAX) of the proposals over the parent whose last step writes
-// the result into the new communicator: it is usable when the request
-// completes, and the program may use its handle only then. Each proposal is
-// this process's next free context, and the next free one moves past it at
-// once, so further idups of the same parent propose more on every member
-// and end with larger results. Agreements of two parents pending together
-// could end on one value (their members' proposals differ), so an
-// agreement on another communicator (an idup of another parent, a blocking
-// constructor, MPI_Comm_create_group) first waits for the pending ones; a
-// program that starts idups of two parents in opposite orders on two ranks
-// would wait there forever (the standard allows it; MPICH needs extra
-// rounds for it).
+// ranks and runs the attempts as a non-blocking schedule over the parent
+// (decision steps send it back to the first attempt's round), whose last
+// step writes the result into the new communicator: it is usable when the
+// request completes, and the program may use its handle only then.
 //
 // MPI_Comm_create_group and MPI_Comm_create_from_group agree among the
 // group's members alone: the others of the parent may be elsewhere. Their
@@ -29,6 +22,7 @@
 #include "coll/schedule.hpp"
 #include "comm/agreement.hpp"
 #include "comm/comm.hpp"
+#include "comm/contexts.hpp"
 #include "comm/group.hpp"
 #include "errors/user_errors.hpp"
 #include "info/info.hpp"
@@ -36,26 +30,44 @@
 namespace tern::mpi {
 namespace {
 
-struct PendingAgreement {
-  MPI_Comm parent;
-  std::shared_ptr<Schedule> schedule;
-  const uint16_t* result;  // the agreed context once done (the schedule's scratch)
-};
-
-std::vector<PendingAgreement>& pending() {
-  static std::vector<PendingAgreement> list;
+std::vector<std::shared_ptr<Schedule>>& pending() {
+  static std::vector<std::shared_ptr<Schedule>> list;
   return list;
 }
 
-// Proposes this process's next free context and moves past it.
-int reserve_context(const char* function, const Comm& comm, uint16_t& context) {
-  StateGuard guard(*g_state);
-  if (g_state->next_context >= kFirstReservedContext) {
-    return raise(&comm, MPI_ERR_INTERN, function, "out of communicator contexts (%d)", int{kFirstReservedContext});
+// An idup's attempts, in its schedule's scratch.
+struct IdupAttempts {
+  uint64_t key;
+  std::size_t first_round;
+  uint16_t proposal;  // this process's in the current attempt
+  uint16_t agreed;    // in: the proposal; out: the largest of the members'
+  uint16_t refused;   // in: this process's; out: whether any member refused
+};
+
+long accept_agreed(void* argument) {
+  auto* attempts = static_cast<IdupAttempts*>(argument);
+  if (attempts->agreed >= kFirstReservedContext) {  // every member sees the same value
+    leave_agreement(attempts->key);
+    return Schedule::kFail;
   }
-  context = g_state->next_context++;
-  return MPI_SUCCESS;
+  attempts->refused = accept_context(attempts->key, attempts->proposal, attempts->agreed) ? 0 : 1;
+  return Schedule::kGoOn;
 }
+
+long retry_if_refused(void* argument) {
+  auto* attempts = static_cast<IdupAttempts*>(argument);
+  if (attempts->refused == 0) {
+    leave_agreement(attempts->key);
+    return Schedule::kGoOn;
+  }
+  if (!propose_context(attempts->key, attempts->proposal)) {
+    leave_agreement(attempts->key);
+    return Schedule::kFail;
+  }
+  attempts->agreed = attempts->proposal;
+  return static_cast<long>(attempts->first_round);
+}
+
 
 // The job's ranks, by job rank, in the reserved context.
 Comm& agreement_comm() {
@@ -115,21 +127,27 @@ int create_among(const char* function, const Comm& parent, const std::vector<uns
     return MPI_SUCCESS;
   }
   const int my_rank = static_cast<int>(me - job_ranks.begin());
-  settle_agreements(MPI_COMM_NULL);
   uint16_t context = 0;
-  {
-    StateGuard guard(*g_state);
-    context = g_state->next_context;
+  const uint64_t key = agreement_key(true, kGroupAgreementContext, tag);
+  enter_agreement(key);
+  Status failed = Status::Ok;
+  bool accepted = false;
+  while (!accepted && failed == Status::Ok) {
+    uint16_t proposal = 0;
+    if (!propose_context(key, proposal)) break;
+    context = proposal;
+    failed = agree_among(job_ranks, tag, context);
+    if (failed != Status::Ok || context >= kFirstReservedContext) break;
+    uint16_t refused = accept_context(key, proposal, context) ? 0 : 1;
+    failed = agree_among(job_ranks, tag, refused);
+    accepted = refused == 0;
   }
-  if (Status s = agree_among(job_ranks, tag, context); s != Status::Ok) {
-    return raise(&parent, error_class_of(s), function, "agreeing on a context failed: %s", to_string(s));
+  leave_agreement(key);
+  if (failed != Status::Ok) {
+    return raise(&parent, error_class_of(failed), function, "agreeing on a context failed: %s", to_string(failed));
   }
-  if (context >= kFirstReservedContext) {
+  if (!accepted) {
     return raise(&parent, MPI_ERR_INTERN, function, "out of communicator contexts (%d)", int{kFirstReservedContext});
-  }
-  {
-    StateGuard guard(*g_state);
-    g_state->next_context = std::max<uint16_t>(g_state->next_context, static_cast<uint16_t>(context + 1));
   }
   return install_comm(function, parent, std::move(job_ranks), my_rank, context, newcomm);
 }
@@ -144,35 +162,50 @@ int idup(const char* function, MPI_Comm handle, const InfoEntries* info, MPI_Com
   if (info != nullptr) {
     if (int err = check_comm_hints(comm, function, *info); err != MPI_SUCCESS) return err;
   }
-  settle_agreements(handle);
+  const uint64_t key = agreement_key(false, comm->context, comm->collective_sequence);
+  enter_agreement(key);
   uint16_t proposal = 0;
-  if (int err = reserve_context(function, *comm, proposal); err != MPI_SUCCESS) return err;
-  if (int err = install_comm(function, *comm, comm->job_ranks, comm->rank, proposal, newcomm); err != MPI_SUCCESS) {
+  if (!propose_context(key, proposal)) {
+    leave_agreement(key);
+    return raise(comm, MPI_ERR_INTERN, function, "out of communicator contexts (%d)", int{kFirstReservedContext});
+  }
+  // The context stays this placeholder until the agreement ends: the
+  // program may not use the handle before.
+  if (int err = install_comm(function, *comm, comm->job_ranks, comm->rank, kFirstReservedContext, newcomm);
+      err != MPI_SUCCESS) {
+    leave_agreement(key);
     return err;
   }
   // Attributes are copied now, as MPI_Comm_dup copies them: the callbacks
   // see only the parent, which the program may change once this returns.
-  if (int err = fill_duplicate(function, handle, *comm, info, newcomm); err != MPI_SUCCESS) return err;
+  if (int err = fill_duplicate(function, handle, *comm, info, newcomm); err != MPI_SUCCESS) {
+    leave_agreement(key);
+    return err;
+  }
   Comm* copy = nullptr;
   {
     StateGuard guard(*g_state);
     copy = find_comm(*newcomm);
   }
   auto schedule = std::make_shared<Schedule>(*comm, false);
-  auto* value = reinterpret_cast<uint16_t*>(schedule->scratch(sizeof(uint16_t)));
-  *value = proposal;
+  auto* attempts = reinterpret_cast<IdupAttempts*>(schedule->scratch(sizeof(IdupAttempts)));
+  *attempts = IdupAttempts{key, 0, proposal, proposal, 0};
   schedule->set_reduction(MPI_MAX, MPI_UNSIGNED_SHORT);
-  schedule_allreduce(*schedule, *comm, value, 1, sizeof(uint16_t), true);
-  schedule->next_round();
-  schedule->copy(value, &copy->context, sizeof(uint16_t));
+  attempts->first_round = schedule->open_round();
+  schedule_allreduce(*schedule, *comm, &attempts->agreed, 1, sizeof(uint16_t), true);
+  schedule->decide(accept_agreed, attempts);
+  schedule_allreduce(*schedule, *comm, &attempts->refused, 1, sizeof(uint16_t), true);
+  schedule->decide(retry_if_refused, attempts);
+  schedule->copy(&attempts->agreed, &copy->context, sizeof(uint16_t));
   std::shared_ptr<Schedule> kept = schedule;
   if (int err = issue_schedule(function, *comm, handle, std::move(schedule), false, request); err != MPI_SUCCESS) {
+    leave_agreement(key);
     drop_comm(*newcomm);
     *newcomm = MPI_COMM_NULL;
     return err;
   }
   StateGuard guard(*g_state);
-  pending().push_back(PendingAgreement{handle, std::move(kept), value});
+  pending().push_back(std::move(kept));
   return MPI_SUCCESS;
 }
 
@@ -199,26 +232,14 @@ int fill_duplicate(const char* function, MPI_Comm parent_handle, const Comm& par
   return MPI_SUCCESS;
 }
 
-void settle_agreements(MPI_Comm keep) {
+void settle_agreements() {
   for (;;) {
     std::shared_ptr<Schedule> wait_for;
     {
       StateGuard guard(*g_state);
       auto& list = pending();
-      // Ended ones first: their results bound this process's next context.
-      std::erase_if(list, [](const PendingAgreement& p) {
-        if (!p.schedule->done()) return false;
-        if (p.schedule->error_class() == MPI_SUCCESS) {
-          g_state->next_context = std::max<uint16_t>(g_state->next_context, static_cast<uint16_t>(*p.result + 1));
-        }
-        return true;
-      });
-      for (const PendingAgreement& p : list) {
-        if (p.parent != keep || keep == MPI_COMM_NULL) {
-          wait_for = p.schedule;
-          break;
-        }
-      }
+      std::erase_if(list, [](const std::shared_ptr<Schedule>& schedule) { return schedule->done(); });
+      if (!list.empty()) wait_for = list.front();
     }
     if (!wait_for) return;
     progress_until([&] { return wait_for->done(); });

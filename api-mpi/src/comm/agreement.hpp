@@ -19,10 +19,10 @@ inline constexpr uint16_t kGroupAgreementContext = kCollectiveBit - 1;
 inline constexpr uint16_t kFirstReservedContext = kGroupAgreementContext;
 inline constexpr unsigned kStringTagBit = unsigned{kTagUb} + 1;
 
-// Waits for the pending MPI_Comm_idup agreements of every communicator but
-// `keep` (MPI_COMM_NULL: all of them), and moves this process's next
-// context past the ones that ended. Every new agreement calls it first.
-void settle_agreements(MPI_Comm keep);
+// Waits for the pending MPI_Comm_idup agreements. Only intercommunicator
+// constructors need it: they take two contexts at once from the larger of
+// two groups' agreements, which no single member's acceptance can check.
+void settle_agreements();
 
 // What a duplicate (`*newcomm`, just installed) takes from `parent` besides
 // its ranks: the topology, the hints (`info`, or the parent's when null) and

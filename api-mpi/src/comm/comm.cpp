@@ -6,6 +6,7 @@
 
 #include "comm/comm.hpp"
 #include "comm/agreement.hpp"
+#include "comm/contexts.hpp"
 #include "comm/group.hpp"
 #include "state.hpp"
 
@@ -33,18 +34,29 @@ int check_comm(const char* function, MPI_Comm handle, Comm*& comm) {
 }  // namespace
 
 int agree_context(const char* function, Comm& comm, uint16_t& context) {
-  settle_agreements(MPI_COMM_NULL);
-  long long proposal = g_state->next_context;
-  if (Status s = coll_allreduce(comm, &proposal, 1, *find_type(MPI_LONG_LONG), MPI_LONG_LONG, MPI_MAX);
-      s != Status::Ok) {
-    return raise(&comm, error_class_of(s), function, "agreeing on a context failed: %s", to_string(s));
+  const uint64_t key = agreement_key(true, comm.context, comm.collective_sequence);
+  enter_agreement(key);
+  Status failed = Status::Ok;
+  bool accepted = false;
+  long long agreed = 0;
+  while (!accepted && failed == Status::Ok) {
+    uint16_t proposal = 0;
+    if (!propose_context(key, proposal)) break;
+    agreed = proposal;
+    failed = coll_allreduce(comm, &agreed, 1, *find_type(MPI_LONG_LONG), MPI_LONG_LONG, MPI_MAX);
+    if (failed != Status::Ok || agreed >= kFirstReservedContext) break;
+    long long refused = accept_context(key, proposal, static_cast<uint16_t>(agreed)) ? 0 : 1;
+    failed = coll_allreduce(comm, &refused, 1, *find_type(MPI_LONG_LONG), MPI_LONG_LONG, MPI_MAX);
+    accepted = refused == 0;
   }
-  if (proposal >= kFirstReservedContext) {
+  leave_agreement(key);
+  if (failed != Status::Ok) {
+    return raise(&comm, error_class_of(failed), function, "agreeing on a context failed: %s", to_string(failed));
+  }
+  if (!accepted) {
     return raise(&comm, MPI_ERR_INTERN, function, "out of communicator contexts (%d)", int{kFirstReservedContext});
   }
-  context = static_cast<uint16_t>(proposal);
-  StateGuard guard(*g_state);
-  g_state->next_context = static_cast<uint16_t>(proposal + 1);
+  context = static_cast<uint16_t>(agreed);
   return MPI_SUCCESS;
 }
 

@@ -15,6 +15,8 @@
 #include <memory>
 #include <vector>
 
+#include "comm/agreement.hpp"
+#include "comm/contexts.hpp"
 #include "comm/comm.hpp"
 #include "comm/group.hpp"
 #include "state.hpp"
@@ -36,8 +38,7 @@ int take_contexts(const char* function, const Comm& comm, long long proposal, in
     return raise(&comm, MPI_ERR_INTERN, function, "out of communicator contexts (%d)", int{kCollectiveBit - 1});
   }
   first = static_cast<uint16_t>(proposal);
-  StateGuard guard(*g_state);
-  g_state->next_context = static_cast<uint16_t>(proposal + count);
+  take_contexts_from(first, count);
   return MPI_SUCCESS;
 }
 
@@ -45,6 +46,7 @@ int take_contexts(const char* function, const Comm& comm, long long proposal, in
 // `group` as for an intracommunicator of its own (which moves this process
 // past it: harmless, the larger agreement of both groups follows).
 int group_proposal(const char* function, Comm& group, long long& proposal) {
+  settle_agreements();
   uint16_t context = 0;
   if (int err = agree_context(function, group, context); err != MPI_SUCCESS) return err;
   proposal = context;

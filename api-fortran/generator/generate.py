@@ -42,7 +42,7 @@ class Param:
             if self.kind == handle or self.kind.startswith(handle + "_"):
                 self.handle = handle
                 self.kind = "int" + self.kind[len(handle):]
-        self.is_string = self.kind in ("string_out", "string_out_sized", "string_in")
+        self.is_string = self.kind in ("string_out", "string_out_sized", "string_in", "string_array")
 
 
 class Function:
@@ -75,10 +75,12 @@ C_DECL = {
     "status_inout": "MPI_Fint* {n}",
     "status_array_out": "MPI_Fint* {n}", "index_out": "MPI_Fint* {n}", "index_array_out": "MPI_Fint* {n}",
     "string_out": "char* {n}", "string_in": "const char* {n}", "user_function": "MPI_User_function* {n}",
+    "string_array": "const char* {n}",
     "string_out_sized": "char* {n}", "logical_array": "const MPI_Fint* {n}", "logical_array_out": "MPI_Fint* {n}",
     "weights": "const MPI_Fint* {n}", "weights_out": "MPI_Fint* {n}",
     "errhandler_fn": "MPI_{arg}_errhandler_function* {n}",
     "copy_attr_fn": "tern::fortran::CopyAttrFn* {n}", "delete_attr_fn": "tern::fortran::DeleteAttrFn* {n}",
+    "grequest_fn": "tern::fortran::Grequest{arg}Fn* {n}", "datarep_fn": "tern::fortran::Datarep{arg}Fn* {n}",
 }
 
 
@@ -199,12 +201,15 @@ def fortran_declaration(p, form):
         "status_array_out": "integer, intent(out) :: {n}(MPI_STATUS_SIZE, *)",
         "index_out": "integer, intent(out) :: {n}", "index_array_out": "integer, intent(out) :: {n}(*)",
         "string_out": "character(len=*), intent(out) :: {n}", "string_in": "character(len=*), intent(in) :: {n}",
+        # Strings one after the other (a blank one ends a list), of any rank.
+        "string_array": "character(len=*), intent(in) :: {n}(*)",
         "string_out_sized": "character(len=*), intent(out) :: {n}",
         "logical_array": "logical, intent(in) :: {n}(*)", "logical_array_out": "logical, intent(out) :: {n}(*)",
         # MPI_Dist_graph_neighbors' weights may both be MPI_UNWEIGHTED, left
         # alone: not INTENT(OUT), which would have them undefined (and aliased).
         "user_function": "external :: {n}", "errhandler_fn": "external :: {n}",
-        "copy_attr_fn": "external :: {n}", "delete_attr_fn": "external :: {n}",
+        "copy_attr_fn": "external :: {n}", "delete_attr_fn": "external :: {n}", "grequest_fn": "external :: {n}",
+        "datarep_fn": "external :: {n}",
         "weights": "integer, intent(in) :: {n}(*)", "weights_out": "integer :: {n}(*)",
     }
     if form == "f08":
@@ -224,6 +229,8 @@ def fortran_declaration(p, form):
             "errhandler_fn": f"procedure(MPI_{p.arg}_errhandler_function) :: {{n}}",
             "copy_attr_fn": f"procedure(MPI_{p.arg}_copy_attr_function) :: {{n}}",
             "delete_attr_fn": f"procedure(MPI_{p.arg}_delete_attr_function) :: {{n}}",
+            "grequest_fn": f"procedure(MPI_Grequest_{(p.arg or '').lower()}_function) :: {{n}}",
+            "datarep_fn": f"procedure(MPI_Datarep_{(p.arg or '').lower()}_function) :: {{n}}",
         })
     if k == "choice":
         # A request or an attached buffer keeps the address after the call

@@ -132,6 +132,12 @@ FAMILIES = {
         ("Group_free", "group:Group_inout"),
         ("Group_translate_ranks", "group1:Group, n:int, ranks1:int_array, group2:Group, ranks2:int_array_out"),
         ("Group_compare", "group1:Group, group2:Group, result:int_out"),
+        ("Group_union", "group1:Group, group2:Group, newgroup:Group_out"),
+        ("Group_intersection", "group1:Group, group2:Group, newgroup:Group_out"),
+        ("Group_difference", "group1:Group, group2:Group, newgroup:Group_out"),
+        # RANGES(3, n): C's int[n][3] (groups.cpp).
+        ("Group_range_incl", "group:Group, n:int, ranges:int_array, newgroup:Group_out", {"handwritten": True}),
+        ("Group_range_excl", "group:Group, n:int, ranges:int_array, newgroup:Group_out", {"handwritten": True}),
         ("Op_create", "user_fn:user_function, commute:logical, op:Op_out"),
         ("Op_free", "op:Op_inout"),
         ("Op_commutative", "op:Op, commute:logical_out"),
@@ -148,6 +154,9 @@ FAMILIES = {
         ("Intercomm_merge", "intercomm:Comm, high:logical, newintracomm:Comm_out"),
         ("Comm_remote_size", "comm:Comm, size:int_out"),
         ("Comm_remote_group", "comm:Comm, group:Group_out"),
+        ("Intercomm_create_from_groups", "local_group:Group, local_leader:int, remote_group:Group, "
+                                         "remote_leader:int, stringtag:string_in, info:Info, errhandler:Errhandler, "
+                                         "newintercomm:Comm_out"),
         # newcomm is set at the call, usable once the request completes.
         ("Comm_idup", "comm:Comm, newcomm:Comm_out, request:Request_out"),
         ("Comm_idup_with_info", "comm:Comm, info:Info, newcomm:Comm_out, request:Request_out"),
@@ -226,6 +235,10 @@ FAMILIES = {
         ("Cancel", "request:Request_inout"),
         ("Start", "request:Request_inout"),
         ("Startall", "count:int, array_of_requests:Request_array_inout"),
+        # Fortran callbacks run through C ones that remember them (grequest.cpp).
+        ("Grequest_start", "query_fn:grequest_fn(Query), free_fn:grequest_fn(Free), cancel_fn:grequest_fn(Cancel), "
+                           "extra_state:aint, request:Request_out", {"handwritten": True}),
+        ("Grequest_complete", "request:Request"),
     ],
     "coll": COLLECTIVES + [
         ("Reduce_local", "inbuf:choice, inoutbuf:choice, count:int, datatype:Datatype, op:Op"),
@@ -242,6 +255,8 @@ FAMILIES = {
         ("Info_delete", "info:Info, key:string_in"),
         ("Info_dup", "info:Info, newinfo:Info_out"),
         ("Info_free", "info:Info_inout"),
+        # Fortran's has no argc/argv (groups.cpp passes none).
+        ("Info_create_env", "info:Info_out", {"handwritten": True}),
         ("Info_get_nkeys", "info:Info, nkeys:int_out"),
         ("Info_get_nthkey", "info:Info, n:int, key:string_out(MPI_MAX_INFO_KEY)"),
     ],
@@ -312,6 +327,11 @@ FAMILIES = {
         ("File_set_errhandler", "file:File, errhandler:Errhandler"),
         ("File_get_errhandler", "file:File, errhandler:Errhandler_out"),
         ("File_call_errhandler", "fh:File, errorcode:int"),
+        # Fortran conversion callbacks run through C ones (datarep.cpp);
+        # MPI_CONVERSION_FN_NULL is a procedure there.
+        ("Register_datarep", "datarep:string_in, read_conversion_fn:datarep_fn(Conversion), "
+                             "write_conversion_fn:datarep_fn(Conversion), dtype_file_extent_fn:datarep_fn(Extent), "
+                             "extra_state:aint", {"handwritten": True}),
     ],
     # One-sided communication: windows, their properties and synchronisation.
     "win": [
@@ -421,6 +441,26 @@ FAMILIES = {
         ("Session_get_errhandler", "session:Session, errhandler:Errhandler_out"),
         ("Session_call_errhandler", "session:Session, errorcode:int"),
     ],
+    # Dynamic processes: Tern refuses spawning, ports and names (mpi_dynamic.h).
+    "dynamic": [
+        # argv lists end with a blank string; MPI_ARGV(S)_NULL and
+        # MPI_ERRCODES_IGNORE are Fortran sentinels (dynamic.cpp).
+        ("Comm_spawn", "command:string_in, argv:string_array, maxprocs:int, info:Info, root:int, comm:Comm, "
+                       "intercomm:Comm_out, array_of_errcodes:int_array_out", {"handwritten": True}),
+        ("Comm_spawn_multiple", "count:int, array_of_commands:string_array, array_of_argv:string_array, "
+                                "array_of_maxprocs:int_array, array_of_info:Info_array, root:int, comm:Comm, "
+                                "intercomm:Comm_out, array_of_errcodes:int_array_out", {"handwritten": True}),
+        ("Comm_get_parent", "parent:Comm_out"),
+        ("Comm_disconnect", "comm:Comm_inout"),
+        ("Open_port", "info:Info, port_name:string_out(MPI_MAX_PORT_NAME)"),
+        ("Close_port", "port_name:string_in"),
+        ("Comm_accept", "port_name:string_in, info:Info, root:int, comm:Comm, newcomm:Comm_out"),
+        ("Comm_connect", "port_name:string_in, info:Info, root:int, comm:Comm, newcomm:Comm_out"),
+        ("Comm_join", "fd:int, intercomm:Comm_out"),
+        ("Publish_name", "service_name:string_in, info:Info, port_name:string_in"),
+        ("Lookup_name", "service_name:string_in, info:Info, port_name:string_out(MPI_MAX_PORT_NAME)"),
+        ("Unpublish_name", "service_name:string_in, info:Info, port_name:string_in"),
+    ],
     "datatype": [
         ("Type_size", "datatype:Datatype, size:int_out"),
         ("Type_contiguous", "count:int, oldtype:Datatype, newtype:Datatype_out"),
@@ -496,6 +536,21 @@ FAMILIES = {
     ],
 }
 
+# Partitioned point-to-point communication (MPI 4.0 chapter 4): requests
+# like the persistent ones, so they join the request family's modules (which
+# mpi.f90 and mpi_f08.f90 already use).
+PARTITIONED = [
+    ("Psend_init", "buf:choice, partitions:int, count:count, datatype:Datatype, dest:int, tag:int, comm:Comm, "
+                   "info:Info, request:Request_out"),
+    ("Precv_init", "buf:choice, partitions:int, count:count, datatype:Datatype, source:int, tag:int, comm:Comm, "
+                   "info:Info, request:Request_out"),
+    ("Pready", "partition:int, request:Request"),
+    ("Pready_range", "partition_low:int, partition_high:int, request:Request"),
+    ("Pready_list", "length:int, array_of_partitions:int_array, request:Request"),
+    ("Parrived", "request:Request, partition:int, flag:logical_out"),
+]
+FAMILIES["request"] = FAMILIES["request"] + PARTITIONED
+
 # Large-count forms whose parameters are not the int form's with wider kinds,
 # one for one: the _c form's own parameter list.
 LARGE_COUNT_PARAMS = {
@@ -523,4 +578,7 @@ LARGE_COUNT_LEFT_OUT = {
 # C functions with no Fortran form: the handle conversions are C's own.
 C_ONLY = ["Comm_c2f", "Comm_f2c", "Type_c2f", "Type_f2c", "Op_c2f", "Op_f2c", "Request_c2f", "Request_f2c",
           "Group_c2f", "Group_f2c", "Message_c2f", "Message_f2c", "Info_c2f", "Info_f2c", "File_c2f", "File_f2c",
-          "Win_c2f", "Win_f2c", "Errhandler_c2f", "Errhandler_f2c", "Session_c2f", "Session_f2c"]
+          "Win_c2f", "Win_f2c", "Errhandler_c2f", "Errhandler_f2c", "Session_c2f", "Session_f2c",
+          # The status conversions are C's; mpi_f08's MPI_Status_f2f08 and
+          # MPI_Status_f082f are written in src/mpi_f08.f90 and src/status.cpp.
+          "Status_c2f", "Status_f2c", "Status_c2f08", "Status_f082c", "Status_f2f08", "Status_f082f"]

@@ -23,6 +23,9 @@ extern MPI_Fint tern_mpi_status_ignore_[];
 extern MPI_Fint tern_mpi_statuses_ignore_[];
 extern MPI_Fint tern_mpi_unweighted_[];
 extern MPI_Fint tern_mpi_weights_empty_[];
+extern char tern_mpi_argv_null_[];
+extern char tern_mpi_argvs_null_[];
+extern MPI_Fint tern_mpi_errcodes_ignore_[];
 }
 
 // mpi_<name>_ is a weak alias of pmpi_<name>_, as MPI_ names are of PMPI_ ones
@@ -48,8 +51,8 @@ extern MPI_Fint tern_mpi_weights_empty_[];
 namespace tern::fortran {
 
 // A Fortran status is MPI_STATUS_SIZE integers holding a C MPI_Status's bytes.
-inline constexpr int kStatusSize = sizeof(MPI_Status) / sizeof(MPI_Fint);
-static_assert(sizeof(MPI_Status) % sizeof(MPI_Fint) == 0, "a C status must fill whole Fortran integers");
+// The layout is mpi.h's (MPI_F_STATUS_SIZE).
+inline constexpr int kStatusSize = MPI_F_STATUS_SIZE;
 
 inline void* buffer(void* address) {
   if (address == tern_mpi_bottom_) return MPI_BOTTOM;
@@ -121,6 +124,16 @@ class StatusArrayOut {
 
 // A Fortran attribute callback (MPI_Comm_copy_attr_function, ...): every
 // argument by reference, values and extra_state address-sized, ierror last.
+// A generalized request's Fortran callbacks (MPI_Grequest_start).
+using GrequestQueryFn = void(MPI_Aint* extra_state, MPI_Fint* status, MPI_Fint* ierror);
+using GrequestFreeFn = void(MPI_Aint* extra_state, MPI_Fint* ierror);
+using GrequestCancelFn = void(MPI_Aint* extra_state, const MPI_Fint* complete, MPI_Fint* ierror);
+// A user data representation's Fortran callbacks (MPI_Register_datarep): the
+// buffers are addresses (mpif.h and `use mpi` take them by reference,
+// mpi_f08 as TYPE(C_PTR) by value: the same pointer either way).
+using DatarepConversionFn = void(void* userbuf, const MPI_Fint* datatype, const MPI_Fint* count, void* filebuf,
+                                 const MPI_Offset* position, MPI_Aint* extra_state, MPI_Fint* ierror);
+using DatarepExtentFn = void(const MPI_Fint* datatype, MPI_Aint* extent, MPI_Aint* extra_state, MPI_Fint* ierror);
 using CopyAttrFn = void(const MPI_Fint* oldobject, const MPI_Fint* keyval, MPI_Aint* extra_state,
                         const MPI_Aint* attribute_val_in, MPI_Aint* attribute_val_out, MPI_Fint* flag,
                         MPI_Fint* ierror);

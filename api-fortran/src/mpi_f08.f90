@@ -17,6 +17,7 @@ module mpi_f08
   use tern_mpi_f08_neighbor
   use tern_mpi_f08_win
   use tern_mpi_f08_session
+  use tern_mpi_f08_dynamic
   ! The large-count specifics of the generics above (MPI_Send_c_f08, ...).
   use tern_mpi_f08_p2p_c
   use tern_mpi_f08_coll_c
@@ -35,6 +36,8 @@ module mpi_f08
   procedure(MPI_Type_delete_attr_function) :: MPI_TYPE_NULL_DELETE_FN
   procedure(MPI_Win_copy_attr_function) :: MPI_WIN_NULL_COPY_FN, MPI_WIN_DUP_FN
   procedure(MPI_Win_delete_attr_function) :: MPI_WIN_NULL_DELETE_FN
+  ! No conversion in that direction (datarep.cpp).
+  procedure(MPI_Datarep_conversion_function) :: MPI_CONVERSION_FN_NULL
 
   interface
     subroutine MPI_Status_f2f08(f_status, f08_status, ierror)

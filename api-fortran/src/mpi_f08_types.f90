@@ -3,7 +3,7 @@
 ! to the same entry points as the integers of mpif.h and `use mpi`.
 module tern_mpi_f08_types
   use, intrinsic :: iso_c_binding, only: c_int, c_ptr
-  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_STATUS_SIZE
+  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_OFFSET_KIND, MPI_STATUS_SIZE
   use tern_mpi_f08_handles
   implicit none
   private
@@ -25,12 +25,17 @@ module tern_mpi_f08_types
   type(MPI_Status), public :: MPI_STATUS_IGNORE
   type(MPI_Status), public :: MPI_STATUSES_IGNORE(1)
   integer, public :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)
+  character(len=1), public :: MPI_ARGV_NULL(1), MPI_ARGVS_NULL(1, 1)
+  integer, public :: MPI_ERRCODES_IGNORE(1)
   common /tern_mpi_bottom/ MPI_BOTTOM
   common /tern_mpi_in_place/ MPI_IN_PLACE
   common /tern_mpi_status_ignore/ MPI_STATUS_IGNORE
   common /tern_mpi_statuses_ignore/ MPI_STATUSES_IGNORE
   common /tern_mpi_unweighted/ MPI_UNWEIGHTED
   common /tern_mpi_weights_empty/ MPI_WEIGHTS_EMPTY
+  common /tern_mpi_argv_null/ MPI_ARGV_NULL
+  common /tern_mpi_argvs_null/ MPI_ARGVS_NULL
+  common /tern_mpi_errcodes_ignore/ MPI_ERRCODES_IGNORE
 
   abstract interface
     subroutine MPI_User_function(invec, inoutvec, len, datatype)
@@ -135,4 +140,55 @@ module tern_mpi_f08_types
   end interface
   public :: MPI_Comm_copy_attr_function, MPI_Comm_delete_attr_function, MPI_Type_copy_attr_function, &
             MPI_Type_delete_attr_function, MPI_Win_copy_attr_function, MPI_Win_delete_attr_function
+
+  ! Generalized requests' callbacks (MPI_Grequest_start): extra_state is an
+  ! address-sized integer, ierror the callback's result.
+  abstract interface
+    subroutine MPI_Grequest_query_function(extra_state, status, ierror)
+      import :: MPI_Status, MPI_ADDRESS_KIND
+      implicit none
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      type(MPI_Status) :: status
+      integer :: ierror
+    end subroutine MPI_Grequest_query_function
+
+    subroutine MPI_Grequest_free_function(extra_state, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      integer :: ierror
+    end subroutine MPI_Grequest_free_function
+
+    subroutine MPI_Grequest_cancel_function(extra_state, complete, ierror)
+      import :: MPI_ADDRESS_KIND
+      implicit none
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+      logical :: complete
+      integer :: ierror
+    end subroutine MPI_Grequest_cancel_function
+  end interface
+  public :: MPI_Grequest_query_function, MPI_Grequest_free_function, MPI_Grequest_cancel_function
+
+  ! User data representations' callbacks (MPI_Register_datarep): the buffers
+  ! come as C addresses, by value.
+  abstract interface
+    subroutine MPI_Datarep_conversion_function(userbuf, datatype, count, filebuf, position, extra_state, ierror)
+      import :: c_ptr, MPI_Datatype, MPI_OFFSET_KIND, MPI_ADDRESS_KIND
+      implicit none
+      type(c_ptr), value :: userbuf, filebuf
+      type(MPI_Datatype) :: datatype
+      integer :: count, ierror
+      integer(kind=MPI_OFFSET_KIND) :: position
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    end subroutine MPI_Datarep_conversion_function
+
+    subroutine MPI_Datarep_extent_function(datatype, extent, extra_state, ierror)
+      import :: MPI_Datatype, MPI_ADDRESS_KIND
+      implicit none
+      type(MPI_Datatype) :: datatype
+      integer(kind=MPI_ADDRESS_KIND) :: extent, extra_state
+      integer :: ierror
+    end subroutine MPI_Datarep_extent_function
+  end interface
+  public :: MPI_Datarep_conversion_function, MPI_Datarep_extent_function
 end module tern_mpi_f08_types

@@ -1,13 +1,16 @@
-/* Tern's MPI interface: the subset of MPI 4.x that Tern implements, with the
- * standard's names and meanings. Handles are ints (indexes into tables kept
- * by the library), so handle conversion to and from Fortran is the identity.
+/* Tern's MPI interface: every function of MPI 4.0, with the standard's
+ * names and meanings (dynamic process management answers with errors: the
+ * launcher starts no process after start-up). Handles are ints (indexes into
+ * tables kept by the library), so handle conversion to and from Fortran is
+ * the identity.
  *
  * Every function exists under its MPI_ name and its PMPI_ profiling name; the
  * MPI_ names are weak aliases, so a profiling library may define them and
  * call the PMPI_ ones.
  *
- * Functions outside the subset are not declared: a program that uses one
- * fails to build instead of computing something wrong. */
+ * The functions MPI 3.0 removed (MPI_Address, MPI_Type_struct, ...) are not
+ * declared: a program that uses one fails to build instead of computing
+ * something wrong. */
 #ifndef TERN_MPI_H
 #define TERN_MPI_H
 
@@ -201,7 +204,13 @@ typedef struct MPI_Status {
 /* MPI 4.0: an int output argument cannot hold the value (a size or count past INT_MAX): the call's _c form
  * returns it. */
 #define MPI_ERR_VALUE_TOO_LARGE 55
-#define MPI_ERR_LASTCODE 55
+/* Dynamic process error classes (mpi_dynamic.h: Tern starts no process after start-up). */
+#define MPI_ERR_SPAWN 56
+#define MPI_ERR_PORT 57
+#define MPI_ERR_SERVICE 58
+#define MPI_ERR_NAME 59
+/* The MPI tool interface's classes (MPI_T_ERR_*, 60-76, mpi_tool.h) follow. */
+#define MPI_ERR_LASTCODE 76
 
 /* TERN_MPI_API(ret, name, params) declares MPI_name and PMPI_name. */
 #define TERN_MPI_API(ret, name, params) ret MPI_##name params; ret PMPI_##name params;
@@ -309,6 +318,13 @@ TERN_MPI_API(int, Group_free, (MPI_Group *group))
 TERN_MPI_API(int, Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                                           int ranks2[]))
 TERN_MPI_API(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result))
+/* Union: group1's members, then group2's others; intersection and difference: in group1's order. */
+TERN_MPI_API(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+TERN_MPI_API(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+TERN_MPI_API(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+/* ranges: n (first, last, stride) triplets; the stride may be negative, never 0. */
+TERN_MPI_API(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+TERN_MPI_API(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
 /* Collective over comm: ranks with the same color form a communicator, ordered by (key, rank in comm);
  * MPI_UNDEFINED as the color gives MPI_COMM_NULL. */
 TERN_MPI_API(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
@@ -587,6 +603,9 @@ TERN_MPI_API(int, Info_get_string, (MPI_Info info, const char *key, int *buflen,
 TERN_MPI_API(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
 TERN_MPI_API(int, Info_delete, (MPI_Info info, const char *key))
 TERN_MPI_API(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
+/* MPI 4.0: a new info object with MPI_INFO_ENV's keys (command and argv from argc/argv when given);
+ * callable before MPI_Init. */
+TERN_MPI_API(int, Info_create_env, (int argc, char *argv[], MPI_Info *info))
 TERN_MPI_API(int, Info_free, (MPI_Info *info))
 TERN_MPI_API(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
 TERN_MPI_API(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
@@ -658,7 +677,8 @@ TERN_MPI_API(int, File_get_amode, (MPI_File fh, int *amode))
 /* Hints are kept as given; cb_nodes and cb_buffer_size shape collective I/O. */
 TERN_MPI_API(int, File_set_info, (MPI_File fh, MPI_Info info))
 TERN_MPI_API(int, File_get_info, (MPI_File fh, MPI_Info *info_used))
-/* datarep: "native" only (others are MPI_ERR_UNSUPPORTED_DATAREP). */
+/* datarep: "native" (or "internal", the same), "external32", or one registered with MPI_Register_datarep;
+ * others are MPI_ERR_UNSUPPORTED_DATAREP. */
 TERN_MPI_API(int, File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                                   const char *datarep, MPI_Info info))
 TERN_MPI_API(int, File_get_view, (MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype,
@@ -748,6 +768,18 @@ TERN_MPI_API(MPI_File, File_f2c, (MPI_Fint file))
 #include "mpi_datatype_more.h"
 /* MPI 4.0 large-count (_c) forms of the point-to-point, datatype and collective calls. */
 #include "mpi_large_count.h"
+/* MPI 4.0 partitioned point-to-point communication (MPI_Psend_init, MPI_Pready, MPI_Parrived, ...). */
+#include "mpi_partitioned.h"
+/* Status conversions between C and Fortran (MPI 4.0 section 19.3.5), generalized requests. */
+#include "mpi_status_conversions.h"
+#include "mpi_grequest.h"
+/* User data representations for MPI-IO views (MPI_Register_datarep). */
+#include "mpi_datarep.h"
+/* Dynamic processes: MPI_Comm_get_parent, MPI_Comm_disconnect, and the calls Tern refuses (spawn, ports,
+ * names). */
+#include "mpi_dynamic.h"
+/* The MPI tool information interface (MPI_T_*): control and performance variables, categories. */
+#include "mpi_tool.h"
 
 #undef TERN_MPI_API
 

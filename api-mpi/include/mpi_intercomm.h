@@ -23,5 +23,11 @@ TERN_MPI_API(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_
 TERN_MPI_API(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
 TERN_MPI_API(int, Comm_remote_size, (MPI_Comm comm, int *size))
 TERN_MPI_API(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
+/* MPI 4.0: collective over the union of the two disjoint groups, each process naming its own group as
+ * local_group; remote_leader is a rank of remote_group. Calls over other groups, or with another stringtag,
+ * may run at the same time. */
+TERN_MPI_API(int, Intercomm_create_from_groups, (MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                                 int remote_leader, const char *stringtag, MPI_Info info,
+                                                 MPI_Errhandler errhandler, MPI_Comm *newintercomm))
 
 #endif /* TERN_MPI_INTERCOMM_H */

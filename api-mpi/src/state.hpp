@@ -141,6 +141,8 @@ static_assert(kMaxComms - 1 == CommHandle::kSlotMask);
 // --- Requests
 enum class RequestKind : uint8_t { Free, Send, Recv, Collective };
 class Schedule;  // coll/schedule.hpp
+class PartitionedRequest;  // p2p/partitioned.hpp
+struct GeneralizedRequest;  // request/generalized.hpp
 
 struct RequestSlot {
   engine::Request* engine = nullptr;  // null: done at once (status filled)
@@ -174,6 +176,10 @@ struct RequestSlot {
   void* companion_temp = nullptr;
   // Non-blocking and persistent collectives: their schedule; null otherwise.
   std::shared_ptr<Schedule> schedule;
+  // MPI_Psend_init/MPI_Precv_init (persistent too): their epochs; null otherwise.
+  std::shared_ptr<PartitionedRequest> partitioned;
+  // MPI_Grequest_start: the callbacks and completion; null otherwise.
+  std::shared_ptr<GeneralizedRequest> generalized;
 };
 
 // Handles for requests that need no slot: a send done at once and a receive
@@ -215,6 +221,17 @@ class RequestPool {
     if (slot->kind == RequestKind::Free || !Handle::names(handle, index + 1, slot->generation)) return nullptr;
     return slot;
   }
+  // Calls `visit` on each slot in use (MPI_Comm_disconnect waits for a
+  // communicator's pending requests).
+  template <typename Visit>
+  void for_each_used(Visit&& visit) {
+    const int chunks = chunk_count_.load(std::memory_order_acquire);
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      for (int i = 0; i < kChunkSize; ++i) {
+        if (chunks_[chunk][i].kind != RequestKind::Free) visit(chunks_[chunk][i]);
+      }
+    }
+  }
   bool locked = false;  // MPI_THREAD_MULTIPLE: get/put take `mutex`
   std::mutex mutex;
 
@@ -247,6 +264,8 @@ class RequestPool {
     slot->engine = nullptr;
     if (TERN_UNLIKELY(slot->derived != nullptr)) slot->derived.reset();
     if (TERN_UNLIKELY(slot->schedule != nullptr)) slot->schedule.reset();
+    if (TERN_UNLIKELY(slot->partitioned != nullptr)) slot->partitioned.reset();
+    if (TERN_UNLIKELY(slot->generalized != nullptr)) slot->generalized.reset();
     slot->derived_count = 0;
     slot->next_free = free_head_;
     free_head_ = position;

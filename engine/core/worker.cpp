@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string_view>
 
 #include "core/worker_impl.hpp"
 #include "tern/runtime/compiler.hpp"
@@ -310,6 +311,22 @@ Status Worker::peer_status(const Endpoint* endpoint) const noexcept {
 }
 
 uint64_t Worker::rejected_messages() const noexcept { return impl_->rejected_messages_; }
+
+Worker::Statistics Worker::statistics() {
+  WorkerImpl::Guard guard(*impl_);
+  Statistics statistics;
+  statistics.posted_receives = impl_->matcher_.expected_count();
+  statistics.unexpected_messages = impl_->matcher_.unexpected_count();
+  statistics.rejected_messages = impl_->rejected_messages_;
+  for (const auto& [id, endpoint] : impl_->endpoints_) {
+    const std::string_view transport = endpoint->iface->attr().name;
+    if (transport == "self") statistics.sends_self += endpoint->sends_posted;
+    else if (transport == "shm") statistics.sends_shm += endpoint->sends_posted;
+    else if (transport == "tcp") statistics.sends_tcp += endpoint->sends_posted;
+    else if (transport == "verbs") statistics.sends_verbs += endpoint->sends_posted;
+  }
+  return statistics;
+}
 
 uint64_t Worker::peer_id(const Endpoint* endpoint) const noexcept {
   return impl_->owns(endpoint) ? endpoint->peer_uuid : 0;

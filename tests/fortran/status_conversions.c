@@ -1,4 +1,4 @@
-/* The C status conversions of mpi_fortran.h: C, Fortran-integer and mpi_f08
+/* The C status conversions (mpi.h, through mpi_fortran.h): C, Fortran-integer and mpi_f08
  * statuses hold the same fields, and the Fortran IGNORE sentinels are
  * refused. Runs alone (no MPI_Init needed). */
 #include <mpi_fortran.h>

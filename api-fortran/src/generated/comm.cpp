@@ -101,6 +101,24 @@ void pmpi_group_compare_(const MPI_Fint* group1, const MPI_Fint* group2, MPI_Fin
 }
 TERN_FORTRAN_WEAK_ALIAS(group_compare)
 
+void pmpi_group_union_(const MPI_Fint* group1, const MPI_Fint* group2, MPI_Fint* newgroup, MPI_Fint* ierror) {
+  const int rc = PMPI_Group_union(*group1, *group2, newgroup);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(group_union)
+
+void pmpi_group_intersection_(const MPI_Fint* group1, const MPI_Fint* group2, MPI_Fint* newgroup, MPI_Fint* ierror) {
+  const int rc = PMPI_Group_intersection(*group1, *group2, newgroup);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(group_intersection)
+
+void pmpi_group_difference_(const MPI_Fint* group1, const MPI_Fint* group2, MPI_Fint* newgroup, MPI_Fint* ierror) {
+  const int rc = PMPI_Group_difference(*group1, *group2, newgroup);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(group_difference)
+
 void pmpi_op_create_(MPI_User_function* user_fn, const MPI_Fint* commute, MPI_Fint* op, MPI_Fint* ierror) {
   const int rc = PMPI_Op_create(user_fn, tern::fortran::from_logical(*commute), op);
   tern::fortran::set_error(ierror, rc);
@@ -195,6 +213,16 @@ void pmpi_comm_remote_group_(const MPI_Fint* comm, MPI_Fint* group, MPI_Fint* ie
   tern::fortran::set_error(ierror, rc);
 }
 TERN_FORTRAN_WEAK_ALIAS(comm_remote_group)
+
+void pmpi_intercomm_create_from_groups_(const MPI_Fint* local_group, const MPI_Fint* local_leader,
+                                        const MPI_Fint* remote_group, const MPI_Fint* remote_leader,
+                                        const char* stringtag, const MPI_Fint* info, const MPI_Fint* errhandler,
+                                        MPI_Fint* newintercomm, MPI_Fint* ierror, size_t stringtag_len) {
+  const std::string stringtag_c = tern::fortran::trimmed(stringtag, stringtag_len);
+  const int rc = PMPI_Intercomm_create_from_groups(*local_group, *local_leader, *remote_group, *remote_leader, stringtag_c.c_str(), *info, *errhandler, newintercomm);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(intercomm_create_from_groups)
 
 void pmpi_comm_idup_(const MPI_Fint* comm, MPI_Fint* newcomm, MPI_Fint* request, MPI_Fint* ierror) {
   const int rc = PMPI_Comm_idup(*comm, newcomm, request);

@@ -9,11 +9,13 @@ module tern_mpi_f08_comm
   public :: MPI_Comm_rank, MPI_Comm_size, MPI_Comm_dup, MPI_Comm_free, MPI_Comm_compare, &
       & MPI_Comm_get_attr, MPI_Comm_split, MPI_Comm_create, MPI_Comm_group, MPI_Group_size, &
       & MPI_Group_rank, MPI_Group_incl, MPI_Group_excl, MPI_Group_free, &
-      & MPI_Group_translate_ranks, MPI_Group_compare, MPI_Op_create, MPI_Op_free, &
-      & MPI_Op_commutative, MPI_Comm_test_inter, MPI_Comm_set_name, MPI_Comm_get_name, &
-      & MPI_Comm_set_info, MPI_Comm_get_info, MPI_Comm_dup_with_info, MPI_Comm_split_type, &
-      & MPI_Intercomm_create, MPI_Intercomm_merge, MPI_Comm_remote_size, MPI_Comm_remote_group, &
-      & MPI_Comm_idup, MPI_Comm_idup_with_info, MPI_Comm_create_group, MPI_Comm_set_attr, &
+      & MPI_Group_translate_ranks, MPI_Group_compare, MPI_Group_union, MPI_Group_intersection, &
+      & MPI_Group_difference, MPI_Group_range_incl, MPI_Group_range_excl, MPI_Op_create, &
+      & MPI_Op_free, MPI_Op_commutative, MPI_Comm_test_inter, MPI_Comm_set_name, &
+      & MPI_Comm_get_name, MPI_Comm_set_info, MPI_Comm_get_info, MPI_Comm_dup_with_info, &
+      & MPI_Comm_split_type, MPI_Intercomm_create, MPI_Intercomm_merge, MPI_Comm_remote_size, &
+      & MPI_Comm_remote_group, MPI_Intercomm_create_from_groups, MPI_Comm_idup, &
+      & MPI_Comm_idup_with_info, MPI_Comm_create_group, MPI_Comm_set_attr, &
       & MPI_Comm_delete_attr, MPI_Comm_create_keyval, MPI_Comm_free_keyval
 
   interface
@@ -157,6 +159,53 @@ module tern_mpi_f08_comm
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Group_compare
 
+    subroutine MPI_Group_union(group1, group2, newgroup, ierror)
+      import
+      implicit none
+      type(MPI_Group), intent(in) :: group1
+      type(MPI_Group), intent(in) :: group2
+      type(MPI_Group), intent(out) :: newgroup
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Group_union
+
+    subroutine MPI_Group_intersection(group1, group2, newgroup, ierror)
+      import
+      implicit none
+      type(MPI_Group), intent(in) :: group1
+      type(MPI_Group), intent(in) :: group2
+      type(MPI_Group), intent(out) :: newgroup
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Group_intersection
+
+    subroutine MPI_Group_difference(group1, group2, newgroup, ierror)
+      import
+      implicit none
+      type(MPI_Group), intent(in) :: group1
+      type(MPI_Group), intent(in) :: group2
+      type(MPI_Group), intent(out) :: newgroup
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Group_difference
+
+    subroutine MPI_Group_range_incl(group, n, ranges, newgroup, ierror)
+      import
+      implicit none
+      type(MPI_Group), intent(in) :: group
+      integer, intent(in) :: n
+      integer, intent(in) :: ranges(*)
+      type(MPI_Group), intent(out) :: newgroup
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Group_range_incl
+
+    subroutine MPI_Group_range_excl(group, n, ranges, newgroup, ierror)
+      import
+      implicit none
+      type(MPI_Group), intent(in) :: group
+      integer, intent(in) :: n
+      integer, intent(in) :: ranges(*)
+      type(MPI_Group), intent(out) :: newgroup
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Group_range_excl
+
     subroutine MPI_Op_create(user_fn, commute, op, ierror)
       import
       implicit none
@@ -279,6 +328,21 @@ module tern_mpi_f08_comm
       type(MPI_Group), intent(out) :: group
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Comm_remote_group
+
+    subroutine MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, &
+        & remote_leader, stringtag, info, errhandler, newintercomm, ierror)
+      import
+      implicit none
+      type(MPI_Group), intent(in) :: local_group
+      integer, intent(in) :: local_leader
+      type(MPI_Group), intent(in) :: remote_group
+      integer, intent(in) :: remote_leader
+      character(len=*), intent(in) :: stringtag
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Errhandler), intent(in) :: errhandler
+      type(MPI_Comm), intent(out) :: newintercomm
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Intercomm_create_from_groups
 
     subroutine MPI_Comm_idup(comm, newcomm, request, ierror)
       import

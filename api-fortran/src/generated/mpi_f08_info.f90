@@ -8,7 +8,7 @@ module tern_mpi_f08_info
   private
   public :: MPI_Info_create, MPI_Info_set, MPI_Info_get, MPI_Info_get_string, &
       & MPI_Info_get_valuelen, MPI_Info_delete, MPI_Info_dup, MPI_Info_free, &
-      & MPI_Info_get_nkeys, MPI_Info_get_nthkey
+      & MPI_Info_create_env, MPI_Info_get_nkeys, MPI_Info_get_nthkey
 
   interface
     subroutine MPI_Info_create(info, ierror)
@@ -81,6 +81,13 @@ module tern_mpi_f08_info
       type(MPI_Info), intent(inout) :: info
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Info_free
+
+    subroutine MPI_Info_create_env(info, ierror)
+      import
+      implicit none
+      type(MPI_Info), intent(out) :: info
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Info_create_env
 
     subroutine MPI_Info_get_nkeys(info, nkeys, ierror)
       import

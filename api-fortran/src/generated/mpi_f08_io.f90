@@ -22,7 +22,8 @@ module tern_mpi_f08_io
       & MPI_File_read_ordered, MPI_File_write_ordered, MPI_File_read_ordered_begin, &
       & MPI_File_read_ordered_end, MPI_File_write_ordered_begin, MPI_File_write_ordered_end, &
       & MPI_File_seek_shared, MPI_File_get_position_shared, MPI_File_create_errhandler, &
-      & MPI_File_set_errhandler, MPI_File_get_errhandler, MPI_File_call_errhandler
+      & MPI_File_set_errhandler, MPI_File_get_errhandler, MPI_File_call_errhandler, &
+      & MPI_Register_datarep
 
   interface
     subroutine MPI_File_open(comm, filename, amode, info, fh, ierror)
@@ -296,6 +297,18 @@ module tern_mpi_f08_io
       integer, intent(in) :: errorcode
       integer, optional, intent(out) :: ierror
     end subroutine MPI_File_call_errhandler
+
+    subroutine MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, &
+        & dtype_file_extent_fn, extra_state, ierror)
+      import
+      implicit none
+      character(len=*), intent(in) :: datarep
+      procedure(MPI_Datarep_conversion_function) :: read_conversion_fn
+      procedure(MPI_Datarep_conversion_function) :: write_conversion_fn
+      procedure(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Register_datarep
   end interface
 
   interface MPI_File_read_at

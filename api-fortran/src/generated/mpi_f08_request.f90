@@ -8,7 +8,8 @@ module tern_mpi_f08_request
   private
   public :: MPI_Wait, MPI_Test, MPI_Waitall, MPI_Testall, MPI_Waitany, MPI_Testany, &
       & MPI_Waitsome, MPI_Testsome, MPI_Request_get_status, MPI_Request_free, MPI_Cancel, &
-      & MPI_Start, MPI_Startall
+      & MPI_Start, MPI_Startall, MPI_Grequest_start, MPI_Grequest_complete, MPI_Psend_init, &
+      & MPI_Precv_init, MPI_Pready, MPI_Pready_range, MPI_Pready_list, MPI_Parrived
 
   interface
     subroutine MPI_Wait(request, status, ierror)
@@ -129,5 +130,92 @@ module tern_mpi_f08_request
       type(MPI_Request), intent(inout) :: array_of_requests(*)
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Startall
+
+    subroutine MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+      import
+      implicit none
+      procedure(MPI_Grequest_query_function) :: query_fn
+      procedure(MPI_Grequest_free_function) :: free_fn
+      procedure(MPI_Grequest_cancel_function) :: cancel_fn
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Grequest_start
+
+    subroutine MPI_Grequest_complete(request, ierror)
+      import
+      implicit none
+      type(MPI_Request), intent(in) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Grequest_complete
+
+    subroutine MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request, &
+        & ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: partitions
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: dest
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Psend_init
+
+    subroutine MPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, &
+        & request, ierror)
+      import
+      implicit none
+      !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf
+      type(*), dimension(*), asynchronous, target :: buf
+      integer, intent(in) :: partitions
+      integer(kind=MPI_COUNT_KIND), intent(in) :: count
+      type(MPI_Datatype), intent(in) :: datatype
+      integer, intent(in) :: source
+      integer, intent(in) :: tag
+      type(MPI_Comm), intent(in) :: comm
+      type(MPI_Info), intent(in) :: info
+      type(MPI_Request), intent(out) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Precv_init
+
+    subroutine MPI_Pready(partition, request, ierror)
+      import
+      implicit none
+      integer, intent(in) :: partition
+      type(MPI_Request), intent(in) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Pready
+
+    subroutine MPI_Pready_range(partition_low, partition_high, request, ierror)
+      import
+      implicit none
+      integer, intent(in) :: partition_low
+      integer, intent(in) :: partition_high
+      type(MPI_Request), intent(in) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Pready_range
+
+    subroutine MPI_Pready_list(length, array_of_partitions, request, ierror)
+      import
+      implicit none
+      integer, intent(in) :: length
+      integer, intent(in) :: array_of_partitions(*)
+      type(MPI_Request), intent(in) :: request
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Pready_list
+
+    subroutine MPI_Parrived(request, partition, flag, ierror)
+      import
+      implicit none
+      type(MPI_Request), intent(in) :: request
+      integer, intent(in) :: partition
+      logical, intent(out) :: flag
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Parrived
   end interface
 end module tern_mpi_f08_request

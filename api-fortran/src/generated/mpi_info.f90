@@ -6,7 +6,7 @@ module tern_mpi_info
   private
   public :: MPI_Info_create, MPI_Info_set, MPI_Info_get, MPI_Info_get_string, &
       & MPI_Info_get_valuelen, MPI_Info_delete, MPI_Info_dup, MPI_Info_free, &
-      & MPI_Info_get_nkeys, MPI_Info_get_nthkey
+      & MPI_Info_create_env, MPI_Info_get_nkeys, MPI_Info_get_nthkey
 
   interface
     subroutine MPI_Info_create(info, ierror)
@@ -79,6 +79,13 @@ module tern_mpi_info
       integer, intent(inout) :: info
       integer, intent(out) :: ierror
     end subroutine MPI_Info_free
+
+    subroutine MPI_Info_create_env(info, ierror)
+      import
+      implicit none
+      integer, intent(out) :: info
+      integer, intent(out) :: ierror
+    end subroutine MPI_Info_create_env
 
     subroutine MPI_Info_get_nkeys(info, nkeys, ierror)
       import

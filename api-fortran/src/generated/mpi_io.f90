@@ -20,7 +20,8 @@ module tern_mpi_io
       & MPI_File_read_ordered, MPI_File_write_ordered, MPI_File_read_ordered_begin, &
       & MPI_File_read_ordered_end, MPI_File_write_ordered_begin, MPI_File_write_ordered_end, &
       & MPI_File_seek_shared, MPI_File_get_position_shared, MPI_File_create_errhandler, &
-      & MPI_File_set_errhandler, MPI_File_get_errhandler, MPI_File_call_errhandler
+      & MPI_File_set_errhandler, MPI_File_get_errhandler, MPI_File_call_errhandler, &
+      & MPI_Register_datarep
 
   interface
     subroutine MPI_File_open(comm, filename, amode, info, fh, ierror)
@@ -634,5 +635,17 @@ module tern_mpi_io
       integer, intent(in) :: errorcode
       integer, intent(out) :: ierror
     end subroutine MPI_File_call_errhandler
+
+    subroutine MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, &
+        & dtype_file_extent_fn, extra_state, ierror)
+      import
+      implicit none
+      character(len=*), intent(in) :: datarep
+      external :: read_conversion_fn
+      external :: write_conversion_fn
+      external :: dtype_file_extent_fn
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer, intent(out) :: ierror
+    end subroutine MPI_Register_datarep
   end interface
 end module tern_mpi_io

@@ -120,4 +120,54 @@ void pmpi_startall_(const MPI_Fint* count, MPI_Fint* array_of_requests, MPI_Fint
 }
 TERN_FORTRAN_WEAK_ALIAS(startall)
 
+void pmpi_grequest_complete_(const MPI_Fint* request, MPI_Fint* ierror) {
+  const int rc = PMPI_Grequest_complete(*request);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(grequest_complete)
+
+void pmpi_psend_init_(void* buf, const MPI_Fint* partitions, const MPI_Count* count, const MPI_Fint* datatype,
+                      const MPI_Fint* dest, const MPI_Fint* tag, const MPI_Fint* comm, const MPI_Fint* info,
+                      MPI_Fint* request, MPI_Fint* ierror) {
+  const int rc = PMPI_Psend_init(tern::fortran::buffer(buf), *partitions, *count, *datatype, *dest, *tag, *comm, *info, request);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(psend_init)
+
+void pmpi_precv_init_(void* buf, const MPI_Fint* partitions, const MPI_Count* count, const MPI_Fint* datatype,
+                      const MPI_Fint* source, const MPI_Fint* tag, const MPI_Fint* comm, const MPI_Fint* info,
+                      MPI_Fint* request, MPI_Fint* ierror) {
+  const int rc = PMPI_Precv_init(tern::fortran::buffer(buf), *partitions, *count, *datatype, *source, *tag, *comm, *info, request);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(precv_init)
+
+void pmpi_pready_(const MPI_Fint* partition, const MPI_Fint* request, MPI_Fint* ierror) {
+  const int rc = PMPI_Pready(*partition, *request);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(pready)
+
+void pmpi_pready_range_(const MPI_Fint* partition_low, const MPI_Fint* partition_high, const MPI_Fint* request,
+                        MPI_Fint* ierror) {
+  const int rc = PMPI_Pready_range(*partition_low, *partition_high, *request);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(pready_range)
+
+void pmpi_pready_list_(const MPI_Fint* length, const MPI_Fint* array_of_partitions, const MPI_Fint* request,
+                       MPI_Fint* ierror) {
+  const int rc = PMPI_Pready_list(*length, array_of_partitions, *request);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(pready_list)
+
+void pmpi_parrived_(const MPI_Fint* request, const MPI_Fint* partition, MPI_Fint* flag, MPI_Fint* ierror) {
+  int flag_c = 0;
+  const int rc = PMPI_Parrived(*request, *partition, &flag_c);
+  *flag = tern::fortran::to_logical(flag_c);
+  tern::fortran::set_error(ierror, rc);
+}
+TERN_FORTRAN_WEAK_ALIAS(parrived)
+
 }  // extern "C"

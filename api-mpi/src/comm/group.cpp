@@ -98,6 +98,57 @@ int pick_ranks(const char* function, const std::vector<unsigned>& members, int n
   return MPI_SUCCESS;
 }
 
+// The ranks `n` (first, last, stride) triplets name, in order; each must
+// name ranks of the group, at least one, none twice.
+int expand_ranges(const char* function, int size, int n, const int ranges[][3], std::vector<int>& ranks) {
+  if (n < 0) return raise(nullptr, MPI_ERR_ARG, function, "invalid n %d", n);
+  if (n > 0 && ranges == nullptr) return raise(nullptr, MPI_ERR_ARG, function, "null ranges argument");
+  std::vector<bool> named(static_cast<std::size_t>(size), false);
+  for (int i = 0; i < n; ++i) {
+    const int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+    if (first < 0 || first >= size || last < 0 || last >= size) {
+      return raise(nullptr, MPI_ERR_RANK, function, "range %d (%d, %d, %d) leaves the group of size %d", i, first,
+                   last, stride, size);
+    }
+    if (stride == 0) return raise(nullptr, MPI_ERR_ARG, function, "range %d has stride 0", i);
+    if ((stride > 0 && first > last) || (stride < 0 && first < last)) {
+      return raise(nullptr, MPI_ERR_ARG, function, "range %d (%d, %d, %d): the stride leads away from last", i,
+                   first, last, stride);
+    }
+    for (long long r = first; stride > 0 ? r <= last : r >= last; r += stride) {
+      if (named[static_cast<std::size_t>(r)]) {
+        return raise(nullptr, MPI_ERR_RANK, function, "rank %lld named twice (range %d overlaps)", r, i);
+      }
+      named[static_cast<std::size_t>(r)] = true;
+      ranks.push_back(static_cast<int>(r));
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+bool contains(const std::vector<unsigned>& members, unsigned job_rank) {
+  return std::find(members.begin(), members.end(), job_rank) != members.end();
+}
+
+// The checks every two-group set operation starts with.
+int check_pair(const char* function, MPI_Group handle1, MPI_Group handle2, MPI_Group* newgroup,
+               const std::vector<unsigned>*& a, const std::vector<unsigned>*& b) {
+  if (g_state == nullptr) return not_initialized(function);
+  if (int err = check_group(function, handle1, a); err != MPI_SUCCESS) return err;
+  if (int err = check_group(function, handle2, b); err != MPI_SUCCESS) return err;
+  if (newgroup == nullptr) return raise(nullptr, MPI_ERR_ARG, function, "null newgroup argument");
+  return MPI_SUCCESS;
+}
+
+// The range calls' arguments: `handle`'s members and the ranks the ranges name.
+int check_ranges(const char* function, MPI_Group handle, int n, int ranges[][3], MPI_Group* newgroup,
+                 const std::vector<unsigned>*& members, std::vector<int>& ranks) {
+  if (g_state == nullptr) return not_initialized(function);
+  if (int err = check_group(function, handle, members); err != MPI_SUCCESS) return err;
+  if (newgroup == nullptr) return raise(nullptr, MPI_ERR_ARG, function, "null newgroup argument");
+  return expand_ranges(function, static_cast<int>(members->size()), n, ranges, ranks);
+}
+
 }  // namespace
 
 extern "C" {
@@ -220,6 +271,69 @@ int PMPI_Group_compare(MPI_Group handle1, MPI_Group handle2, int* result) {
   return MPI_SUCCESS;
 }
 
+// The set operations keep the standard's order: group1's members first (in
+// group1's order), then, for the union, group2's others in group2's order.
+int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  constexpr const char* kFunction = "MPI_Group_union";
+  const std::vector<unsigned>* a = nullptr;
+  const std::vector<unsigned>* b = nullptr;
+  if (int err = check_pair(kFunction, group1, group2, newgroup, a, b); err != MPI_SUCCESS) return err;
+  std::vector<unsigned> members = *a;
+  for (unsigned job_rank : *b) {
+    if (!contains(*a, job_rank)) members.push_back(job_rank);
+  }
+  return new_group(kFunction, std::move(members), newgroup);
+}
+
+int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  constexpr const char* kFunction = "MPI_Group_intersection";
+  const std::vector<unsigned>* a = nullptr;
+  const std::vector<unsigned>* b = nullptr;
+  if (int err = check_pair(kFunction, group1, group2, newgroup, a, b); err != MPI_SUCCESS) return err;
+  std::vector<unsigned> members;
+  for (unsigned job_rank : *a) {
+    if (contains(*b, job_rank)) members.push_back(job_rank);
+  }
+  return new_group(kFunction, std::move(members), newgroup);
+}
+
+int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  constexpr const char* kFunction = "MPI_Group_difference";
+  const std::vector<unsigned>* a = nullptr;
+  const std::vector<unsigned>* b = nullptr;
+  if (int err = check_pair(kFunction, group1, group2, newgroup, a, b); err != MPI_SUCCESS) return err;
+  std::vector<unsigned> members;
+  for (unsigned job_rank : *a) {
+    if (!contains(*b, job_rank)) members.push_back(job_rank);
+  }
+  return new_group(kFunction, std::move(members), newgroup);
+}
+
+int PMPI_Group_range_incl(MPI_Group handle, int n, int ranges[][3], MPI_Group* newgroup) {
+  constexpr const char* kFunction = "MPI_Group_range_incl";
+  const std::vector<unsigned>* members = nullptr;
+  std::vector<int> ranks;
+  if (int err = check_ranges(kFunction, handle, n, ranges, newgroup, members, ranks); err != MPI_SUCCESS) return err;
+  std::vector<unsigned> picked;
+  picked.reserve(ranks.size());
+  for (int r : ranks) picked.push_back((*members)[static_cast<std::size_t>(r)]);
+  return new_group(kFunction, std::move(picked), newgroup);
+}
+
+int PMPI_Group_range_excl(MPI_Group handle, int n, int ranges[][3], MPI_Group* newgroup) {
+  constexpr const char* kFunction = "MPI_Group_range_excl";
+  const std::vector<unsigned>* members = nullptr;
+  std::vector<int> ranks;
+  if (int err = check_ranges(kFunction, handle, n, ranges, newgroup, members, ranks); err != MPI_SUCCESS) return err;
+  std::vector<bool> excluded(members->size(), false);
+  for (int r : ranks) excluded[static_cast<std::size_t>(r)] = true;
+  std::vector<unsigned> kept;
+  for (std::size_t i = 0; i < members->size(); ++i) {
+    if (!excluded[i]) kept.push_back((*members)[i]);
+  }
+  return new_group(kFunction, std::move(kept), newgroup);
+}
+
 MPI_Fint PMPI_Group_c2f(MPI_Group group) { return group; }
 MPI_Group PMPI_Group_f2c(MPI_Fint group) { return group; }
 
@@ -231,6 +345,11 @@ MPI_Group PMPI_Group_f2c(MPI_Fint group) { return group; }
 #pragma weak MPI_Group_free = PMPI_Group_free
 #pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
 #pragma weak MPI_Group_compare = PMPI_Group_compare
+#pragma weak MPI_Group_union = PMPI_Group_union
+#pragma weak MPI_Group_intersection = PMPI_Group_intersection
+#pragma weak MPI_Group_difference = PMPI_Group_difference
+#pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
+#pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
 #pragma weak MPI_Group_c2f = PMPI_Group_c2f
 #pragma weak MPI_Group_f2c = PMPI_Group_f2c
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "p2p/p2p.hpp"
+#include "tool/tool.hpp"
 #include "tern/runtime/config.hpp"
 
 #ifndef TERN_VERSION
@@ -171,6 +172,8 @@ int PMPI_Finalize(void) {
   if (s != Status::Ok) {
     std::fprintf(stderr, "MPI_Finalize: barrier failed: %s\n", to_string(s));
   }
+  // The tool interface's counters keep the worker's final counts.
+  tool::retire_worker(*state->worker);
   // Requests the user never completed must not outlive the worker.
   g_state = nullptr;
   g_finalized.store(true, std::memory_order_release);

@@ -69,6 +69,29 @@ const char* class_text(int error_class) noexcept {
     case MPI_ERR_RMA_FLAVOR: return "MPI_ERR_RMA_FLAVOR: wrong window flavor for the call";
     case MPI_ERR_VALUE_TOO_LARGE:
       return "MPI_ERR_VALUE_TOO_LARGE: a value is too large to store in the given parameter";
+    case MPI_ERR_SPAWN: return "MPI_ERR_SPAWN: processes cannot be spawned";
+    case MPI_ERR_PORT: return "MPI_ERR_PORT: invalid port name";
+    case MPI_ERR_SERVICE: return "MPI_ERR_SERVICE: invalid service name";
+    case MPI_ERR_NAME: return "MPI_ERR_NAME: service name not published";
+    case MPI_T_ERR_MEMORY: return "MPI_T_ERR_MEMORY: out of memory in the tool interface";
+    case MPI_T_ERR_NOT_INITIALIZED: return "MPI_T_ERR_NOT_INITIALIZED: the tool interface is not initialized";
+    case MPI_T_ERR_CANNOT_INIT: return "MPI_T_ERR_CANNOT_INIT: the tool interface cannot be initialized";
+    case MPI_T_ERR_INVALID_INDEX: return "MPI_T_ERR_INVALID_INDEX: invalid tool variable, category or item index";
+    case MPI_T_ERR_INVALID_ITEM: return "MPI_T_ERR_INVALID_ITEM: invalid enumeration item index";
+    case MPI_T_ERR_INVALID_HANDLE: return "MPI_T_ERR_INVALID_HANDLE: invalid tool handle";
+    case MPI_T_ERR_OUT_OF_HANDLES: return "MPI_T_ERR_OUT_OF_HANDLES: no more tool handles";
+    case MPI_T_ERR_OUT_OF_SESSIONS: return "MPI_T_ERR_OUT_OF_SESSIONS: no more performance variable sessions";
+    case MPI_T_ERR_INVALID_SESSION: return "MPI_T_ERR_INVALID_SESSION: invalid performance variable session";
+    case MPI_T_ERR_CVAR_SET_NOT_NOW: return "MPI_T_ERR_CVAR_SET_NOT_NOW: the control variable cannot be set now";
+    case MPI_T_ERR_CVAR_SET_NEVER: return "MPI_T_ERR_CVAR_SET_NEVER: the control variable cannot be set";
+    case MPI_T_ERR_PVAR_NO_STARTSTOP:
+      return "MPI_T_ERR_PVAR_NO_STARTSTOP: the performance variable cannot be started or stopped";
+    case MPI_T_ERR_PVAR_NO_WRITE: return "MPI_T_ERR_PVAR_NO_WRITE: the performance variable cannot be written or reset";
+    case MPI_T_ERR_PVAR_NO_ATOMIC:
+      return "MPI_T_ERR_PVAR_NO_ATOMIC: the performance variable cannot be read and reset atomically";
+    case MPI_T_ERR_INVALID_NAME: return "MPI_T_ERR_INVALID_NAME: no tool variable or category has this name";
+    case MPI_T_ERR_INVALID: return "MPI_T_ERR_INVALID: invalid use of the tool interface";
+    case MPI_T_ERR_NOT_SUPPORTED: return "MPI_T_ERR_NOT_SUPPORTED: not supported by the tool interface";
     default: return nullptr;
   }
 }

@@ -263,6 +263,29 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
   return MPI_SUCCESS;
 }
 
+// MPI 4.0: a new info object with MPI_INFO_ENV's keys, callable before
+// MPI_Init. The program's own argc and argv, when given, name the command
+// and its arguments instead of what /proc says.
+int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
+  constexpr const char* kFunction = "MPI_Info_create_env";
+  if (info == nullptr) return info_error(MPI_ERR_ARG, kFunction, "null info argument%s", "");
+  if (argc < 0) return info_error(MPI_ERR_ARG, kFunction, "negative argc%s", "");
+  if (argc > 0 && argv == nullptr) return info_error(MPI_ERR_ARG, kFunction, "argc > 0 with a null argv%s", "");
+  InfoEntries entries = environment_entries();
+  if (argc > 0 && argv[0] != nullptr) {
+    std::string words;
+    for (int i = 1; i < argc && argv[i] != nullptr; ++i) words += (i > 1 ? " " : "") + std::string(argv[i]);
+    std::erase_if(entries, [](const auto& entry) { return entry.first == "command" || entry.first == "argv"; });
+    entries.insert(entries.begin(), {"command", argv[0]});
+    if (!words.empty()) entries.insert(entries.begin() + 1, {"argv", words});
+  }
+  InfoTable& t = table();
+  std::lock_guard lock(t.mutex);
+  *info = add_locked(t, std::move(entries));
+  if (*info == MPI_INFO_NULL) return info_error(MPI_ERR_NO_MEM, kFunction, "out of info objects%s", "");
+  return MPI_SUCCESS;
+}
+
 int PMPI_Info_free(MPI_Info* info) {
   constexpr const char* kFunction = "MPI_Info_free";
   if (info == nullptr) return info_error(MPI_ERR_ARG, kFunction, "null info argument%s", "");
@@ -313,6 +336,7 @@ MPI_Info PMPI_Info_f2c(MPI_Fint info) { return info; }
 #pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
 #pragma weak MPI_Info_delete = PMPI_Info_delete
 #pragma weak MPI_Info_dup = PMPI_Info_dup
+#pragma weak MPI_Info_create_env = PMPI_Info_create_env
 #pragma weak MPI_Info_free = PMPI_Info_free
 #pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey

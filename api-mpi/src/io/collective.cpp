@@ -253,7 +253,7 @@ int collective_access(const char* function, MPI_File fh, Where where, void* buf,
   if (local_error == MPI_SUCCESS) local_error = check_access(function, *file, buf, count, datatype, write, type);
   PackedBuffer packed;
   if (local_error == MPI_SUCCESS) {
-    local_error = packed.prepare(function, *file, type, buf, static_cast<std::size_t>(count), write);
+    local_error = packed.prepare(function, *file, type, datatype, buf, static_cast<std::size_t>(count), write);
   }
   const MPI_Offset start = where.at_pointer ? file->position : where.offset;
   const auto etype_size = static_cast<MPI_Offset>(file->view.etype_size);
@@ -306,9 +306,10 @@ int collective_access(const char* function, MPI_File fh, Where where, void* buf,
   int worst = error;
   if (PMPI_Allreduce(&error, &worst, 1, MPI_INT, MPI_MAX, file->comm) != MPI_SUCCESS) worst = EIO;
   std::size_t moved = packed.bytes();
+  int conversion_error = MPI_SUCCESS;
   if (!write && worst == 0) {
     moved = bytes_before_end(segments, plan.end_of_file);
-    packed.finish(moved);
+    conversion_error = packed.finish(moved);
   }
   if (worst != 0) moved = 0;
   if (where.at_pointer) file->position = start + static_cast<MPI_Offset>(moved) / etype_size;
@@ -316,6 +317,10 @@ int collective_access(const char* function, MPI_File fh, Where where, void* buf,
   if (worst != 0) {
     return raise_file(file, error_class_of_errno(worst), function, "collective %s of %s failed: %s",
                       write ? "write" : "read", file->path.c_str(), std::strerror(worst));
+  }
+  if (conversion_error != MPI_SUCCESS) {
+    return raise_file(file, conversion_error, function, "the read conversion of data representation \"%s\" failed",
+                      file->view.user_datarep->name.c_str());
   }
   return MPI_SUCCESS;
 }

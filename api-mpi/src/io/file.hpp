@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "datatype/derived.hpp"
+#include "io/datarep.hpp"
 #include "info/info.hpp"
 #include "mpi.h"
 
@@ -29,6 +30,9 @@ struct FileView {
   // view's types then have the same layout in both (MPI_File_set_view
   // refuses others), and accesses convert through the packed buffer.
   bool external32 = false;
+  // A representation of the program's (MPI_Register_datarep), null
+  // otherwise: the same layout too, values converted by its callbacks.
+  std::shared_ptr<const UserDatarep> user_datarep;
 };
 
 struct File {
@@ -88,18 +92,23 @@ class PackedBuffer {
   // packed from it (writes), in external32 form for such a view. An error
   // class raised for `function` (no memory, no external32 form, a value too
   // wide for it).
-  int prepare(const char* function, File& file, std::shared_ptr<const DerivedType> type, void* user, std::size_t count,
-              bool write);
+  // `datatype`: the handle `type` describes, for a user representation's
+  // callbacks.
+  int prepare(const char* function, File& file, std::shared_ptr<const DerivedType> type, MPI_Datatype datatype,
+              void* user, std::size_t count, bool write);
   [[nodiscard]] char* data() const noexcept { return data_; }
   [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }
-  // Reads: scatters the first `received` bytes into the user's buffer.
-  void finish(std::size_t received) noexcept;
+  // Reads: scatters the first `received` bytes into the user's buffer;
+  // the error code of a user representation's read callback.
+  [[nodiscard]] int finish(std::size_t received) noexcept;
   // What `moved` bytes of the run are in the user's memory: the status's
   // count (external32 sizes differ from native ones).
   [[nodiscard]] std::size_t native_bytes(std::size_t moved) const noexcept;
 
  private:
   bool external32_ = false;
+  std::shared_ptr<const UserDatarep> user_datarep_;
+  MPI_Datatype datatype_ = MPI_DATATYPE_NULL;
   std::size_t external_instance_ = 0;  // external32 bytes of one instance
   std::shared_ptr<const DerivedType> type_;
   void* user_ = nullptr;

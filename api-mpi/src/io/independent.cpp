@@ -19,12 +19,24 @@ namespace tern::mpi {
 
 PackedBuffer::~PackedBuffer() { std::free(temp_); }
 
-int PackedBuffer::prepare(const char* function, File& file, std::shared_ptr<const DerivedType> type, void* user,
-                          std::size_t count, bool write) {
+int PackedBuffer::prepare(const char* function, File& file, std::shared_ptr<const DerivedType> type,
+                          MPI_Datatype datatype, void* user, std::size_t count, bool write) {
   bytes_ = type->size * count;
   user_ = user;
   count_ = count;
   external32_ = file.view.external32;
+  user_datarep_ = file.view.user_datarep;
+  datatype_ = datatype;
+  if (user_datarep_ != nullptr) {
+    int error = MPI_SUCCESS;
+    MPI_Datatype offending = MPI_DATATYPE_NULL;
+    if (!datarep_same_layout(*user_datarep_, *type, &error, &offending)) {
+      return raise_file(&file, error, function,
+                        "datatype %d holds type %d, whose size in data representation \"%s\" differs from its size "
+                        "here (or whose extent callback failed)",
+                        datatype, offending, user_datarep_->name.c_str());
+    }
+  }
   if (external32_) {
     bool ok = false;
     external_instance_ = external32_size(*type, &ok);
@@ -33,7 +45,7 @@ int PackedBuffer::prepare(const char* function, File& file, std::shared_ptr<cons
                         "the memory datatype holds a type without an external32 form here");
     }
     bytes_ = external_instance_ * count;
-  } else if (type->contiguous) {
+  } else if (type->contiguous && user_datarep_ == nullptr) {
     data_ = static_cast<char*>(user);
     return MPI_SUCCESS;
   }
@@ -47,16 +59,32 @@ int PackedBuffer::prepare(const char* function, File& file, std::shared_ptr<cons
     return raise_file(&file, MPI_ERR_CONVERSION, function, "a value of datatype %d does not fit its external32 size",
                       bad);
   }
-  if (write && !external32_) pack_data(*type, user, count, temp_);
+  if (write && user_datarep_ != nullptr && datarep_converts(*user_datarep_, true)) {
+    if (const int error = datarep_convert(*user_datarep_, true, user, datatype, count, temp_); error != MPI_SUCCESS) {
+      return raise_file(&file, error, function, "the write conversion of data representation \"%s\" failed",
+                        user_datarep_->name.c_str());
+    }
+  } else if (write && !external32_) {
+    pack_data(*type, user, count, temp_);
+  }
   type_ = std::move(type);
   return MPI_SUCCESS;
 }
 
-void PackedBuffer::finish(std::size_t received) noexcept {
-  if (temp_ == nullptr) return;
-  if (!external32_) return unpack_data(*type_, temp_, received, user_, count_);
+int PackedBuffer::finish(std::size_t received) noexcept {
+  if (temp_ == nullptr) return MPI_SUCCESS;
+  if (user_datarep_ != nullptr && datarep_converts(*user_datarep_, false)) {
+    // Whole items only, as for external32.
+    if (type_->size == 0) return MPI_SUCCESS;
+    return datarep_convert(*user_datarep_, false, user_, datatype_, received / type_->size, temp_);
+  }
+  if (!external32_) {
+    unpack_data(*type_, temp_, received, user_, count_);
+    return MPI_SUCCESS;
+  }
   // Whole instances only: a read that ended early leaves the rest alone.
   if (external_instance_ != 0) external32_unpack(*type_, received / external_instance_, temp_, user_);
+  return MPI_SUCCESS;
 }
 
 std::size_t PackedBuffer::native_bytes(std::size_t moved) const noexcept {
@@ -157,7 +185,7 @@ int independent_access(const char* function, MPI_File fh, Where where, void* buf
   const bool at_pointer = where.at_pointer;
   const MPI_Offset start = at_pointer ? file->position : where.offset;
   PackedBuffer packed;
-  if (const int error = packed.prepare(function, *file, type, buf, static_cast<std::size_t>(count), write);
+  if (const int error = packed.prepare(function, *file, type, datatype, buf, static_cast<std::size_t>(count), write);
       error != MPI_SUCCESS) {
     return error;
   }
@@ -166,9 +194,13 @@ int independent_access(const char* function, MPI_File fh, Where where, void* buf
   view_segments(file->view, start * etype_size, static_cast<MPI_Offset>(packed.bytes()), segments);
   std::size_t moved = 0;
   const int error = transfer_segments(*file, segments, packed.data(), write, moved);
-  if (!write) packed.finish(moved);
+  const int conversion_error = write ? MPI_SUCCESS : packed.finish(moved);
   if (at_pointer) file->position = start + static_cast<MPI_Offset>(moved) / etype_size;
   file_status(status, packed.native_bytes(moved));
+  if (error == 0 && conversion_error != MPI_SUCCESS) {
+    return raise_file(file, conversion_error, function, "the read conversion of data representation \"%s\" failed",
+                      file->view.user_datarep->name.c_str());
+  }
   if (error != 0) {
     return raise_file(file, error_class_of_errno(error), function, "%s %s failed: %s", write ? "writing" : "reading",
                       file->path.c_str(), std::strerror(error));

@@ -112,10 +112,24 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
   }
   if (datarep == nullptr) return raise_file(file, MPI_ERR_ARG, kFunction, "null datarep");
   const bool external32 = std::strcmp(datarep, "external32") == 0;
+  std::shared_ptr<const UserDatarep> user_datarep;
   if (!external32 && std::strcmp(datarep, "native") != 0 && std::strcmp(datarep, "internal") != 0) {
-    return raise_file(file, MPI_ERR_UNSUPPORTED_DATAREP, kFunction,
-                      "data representation \"%s\" (Tern has \"native\", \"internal\" (the same) and \"external32\")",
-                      datarep);
+    user_datarep = find_datarep(datarep);
+    if (user_datarep == nullptr) {
+      return raise_file(file, MPI_ERR_UNSUPPORTED_DATAREP, kFunction,
+                        "data representation \"%s\" (Tern has \"native\", \"internal\" (the same), \"external32\" "
+                        "and those registered with MPI_Register_datarep)",
+                        datarep);
+    }
+    int error = MPI_SUCCESS;
+    MPI_Datatype offending = MPI_DATATYPE_NULL;
+    if (!datarep_same_layout(*user_datarep, *etype_map, &error, &offending) ||
+        !datarep_same_layout(*user_datarep, *filetype_map, &error, &offending)) {
+      return raise_file(file, error, kFunction,
+                        "a view in data representation \"%s\" of datatype %d, whose file extent there differs from "
+                        "its size here (or whose extent callback failed), is not supported",
+                        datarep, offending);
+    }
   }
   MPI_Datatype offending = MPI_DATATYPE_NULL;
   if (external32 && (!external32_same_layout(*etype_map, &offending) ||
@@ -138,6 +152,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
   }
   view.disp = disp;
   view.external32 = external32;
+  view.user_datarep = std::move(user_datarep);
   view.etype_size = etype_map->size;
   view.filetype_map = std::move(filetype_map);
   for (MPI_Datatype* type : {&file->view.etype, &file->view.filetype}) {
@@ -173,7 +188,10 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_D
     return raise_file(file, MPI_ERR_NO_MEM, kFunction, "no datatype handle left");
   }
   *disp = file->view.disp;
-  std::snprintf(datarep, MPI_MAX_DATAREP_STRING, "%s", file->view.external32 ? "external32" : "native");
+  std::snprintf(datarep, MPI_MAX_DATAREP_STRING, "%s",
+                file->view.user_datarep != nullptr ? file->view.user_datarep->name.c_str()
+                : file->view.external32            ? "external32"
+                                                   : "native");
   return MPI_SUCCESS;
 }
 

@@ -7,6 +7,7 @@
 
 #include "coll/schedule.hpp"
 #include "p2p/p2p.hpp"
+#include "p2p/partitioned.hpp"
 
 namespace tern::mpi {
 namespace {
@@ -57,6 +58,11 @@ int start(const char* function, MPI_Request handle) {
   }
   if (TERN_UNLIKELY(comm == nullptr)) {
     return raise(nullptr, MPI_ERR_COMM, function, "the communicator of request %d was freed", handle);
+  }
+  if (slot->partitioned != nullptr) {  // MPI_Psend_init/MPI_Precv_init (partitioned.cpp)
+    if (int err = slot->partitioned->start(function, handle, *comm); err != MPI_SUCCESS) return err;
+    slot->active = true;
+    return MPI_SUCCESS;
   }
   if (slot->schedule != nullptr) {  // a persistent collective (MPI_*_init)
     slot->active = true;

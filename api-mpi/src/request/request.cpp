@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "coll/schedule.hpp"
+#include "p2p/partitioned.hpp"
+#include "request/generalized.hpp"
 #include "state.hpp"
 
 namespace tern::mpi {
@@ -98,6 +100,8 @@ inline Lookup look_up(MPI_Request handle, RequestSlot*& slot) {
 
 inline bool slot_done(const RequestSlot* slot) {
   if (TERN_UNLIKELY(slot->schedule != nullptr)) return slot->schedule->done();
+  if (TERN_UNLIKELY(slot->partitioned != nullptr)) return slot->partitioned->done();
+  if (TERN_UNLIKELY(slot->generalized != nullptr)) return slot->generalized->done();
   return (slot->engine == nullptr || engine_done(slot->engine)) &&
          (TERN_LIKELY(slot->companion == nullptr) || engine_done(slot->companion));
 }
@@ -127,6 +131,15 @@ int finish(MPI_Request* handle, Lookup kind, RequestSlot* slot, MPI_Status* stat
     case Lookup::Invalid: empty_status(status); break;
     case Lookup::ProcNull: empty_status(status, MPI_PROC_NULL); break;
     case Lookup::Slot: {
+      if (TERN_UNLIKELY(slot->partitioned != nullptr)) {  // p2p/partitioned.cpp
+        slot->active = false;
+        return slot->partitioned->complete(status);
+      }
+      if (TERN_UNLIKELY(slot->generalized != nullptr)) {  // request/generalized.cpp
+        error = generalized_finish(*slot, status);
+        g_state->requests.put(*handle);
+        break;
+      }
       if (TERN_UNLIKELY(slot->schedule != nullptr)) {
         error = slot->schedule->error_class();
         empty_status(status);
@@ -335,7 +348,8 @@ int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (TERN_UNLIKELY(kind == Lookup::Invalid)) {
     return raise(nullptr, MPI_ERR_REQUEST, kFunction, "invalid request %d", *request);
   }
-  if (kind == Lookup::Slot && (slot->engine != nullptr || slot->companion != nullptr || slot->schedule != nullptr)) {
+  if (kind == Lookup::Slot && (slot->engine != nullptr || slot->companion != nullptr || slot->schedule != nullptr ||
+                               slot->partitioned != nullptr || slot->generalized != nullptr)) {
     progress_until([slot] { return slot_done(slot); });
   }
   const MPI_Request handle = *request;
@@ -430,6 +444,12 @@ int PMPI_Request_free(MPI_Request* request) {
   if (kind == Lookup::Invalid || kind == Lookup::Null) {
     return raise(nullptr, MPI_ERR_REQUEST, kFunction, "invalid request %d", *request);
   }
+  if (TERN_UNLIKELY(kind == Lookup::Slot && slot->partitioned != nullptr)) {
+    // Its partitions may never be made ready: it cannot end by itself.
+    return raise(find_comm(slot->comm), MPI_ERR_REQUEST, kFunction,
+                 "partitioned request %d is active: complete it before freeing it", *request);
+  }
+  if (TERN_UNLIKELY(kind == Lookup::Slot && slot->generalized != nullptr)) return generalized_free(request, *slot);
   if (kind == Lookup::Slot || kind == Lookup::Inactive) {
     if (TERN_UNLIKELY(slot->companion != nullptr || slot->companion_temp != nullptr)) {
       // The send half of MPI_Isendrecv ends in the background too.
@@ -557,7 +577,11 @@ int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) 
   }
   // The status of the done request, which stays as it is.
   int error = slot->error;
-  if (slot->schedule != nullptr) {
+  if (slot->partitioned != nullptr) {
+    error = slot->partitioned->peek(status);
+  } else if (slot->generalized != nullptr) {
+    error = generalized_query(*slot, status);
+  } else if (slot->schedule != nullptr) {
     error = slot->schedule->error_class();
     empty_status(status);
   } else if (slot->engine != nullptr) {
@@ -589,6 +613,7 @@ int PMPI_Cancel(MPI_Request* request) {
   if (TERN_UNLIKELY(kind == Lookup::Invalid || kind == Lookup::Null || kind == Lookup::Inactive)) {
     return raise(nullptr, MPI_ERR_REQUEST, kFunction, "invalid or inactive request %d", *request);
   }
+  if (TERN_UNLIKELY(kind == Lookup::Slot && slot->generalized != nullptr)) return generalized_cancel(*slot);
   // Receives not yet matched end canceled. So do sends no receive has
   // matched yet: one still queued at once, one that waits for its receiver
   // (rendezvous, synchronous) once the receiver has dropped it (the engine

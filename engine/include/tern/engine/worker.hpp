@@ -296,6 +296,19 @@ class Worker {
   // Messages dropped as malformed so far (by the protocols; the transports
   // count their own).
   [[nodiscard]] uint64_t rejected_messages() const noexcept;
+  // What the worker counts anyway, for tools (MPI_T performance variables):
+  // a snapshot under the worker's lock. Tag sends are counted when posted,
+  // by the transport of their endpoint.
+  struct Statistics {
+    std::size_t posted_receives = 0;      // in the matcher, not matched yet
+    std::size_t unexpected_messages = 0;  // arrived, matched by no receive yet
+    uint64_t rejected_messages = 0;
+    uint64_t sends_self = 0;
+    uint64_t sends_shm = 0;
+    uint64_t sends_tcp = 0;
+    uint64_t sends_verbs = 0;
+  };
+  [[nodiscard]] Statistics statistics();
 
   // Messages from this size on go by rendezvous (SIZE_MAX: never); with
   // `mapped_memory`, for buffers from mem_alloc.

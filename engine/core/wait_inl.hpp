@@ -42,7 +42,24 @@ void WorkerImpl::wait_until(Done&& done) {
       // Queueing for the lock behind it made each waiter of osu_latency_mt
       // wait for a turn of the lock on a many-core machine.
       TryGuard guard(*this);
-      if (done()) {
+      // done() is asked once per look and never again once it holds: a
+      // front end's condition may act when it holds (a matched probe takes
+      // the message, a window lock takes the lock word).
+      bool finished = done();
+      if (!finished && guard.held()) {
+        progressed = progress() != 0;
+        finished = progressed && done();
+        // Marked after a first progress: what we wait for has often landed
+        // while we were away (a receive a tag device filled), and the mark
+        // is a store to a line the senders read.
+        if (!finished && !marked_waiting) {
+          set_waiting(true);
+          marked_waiting = true;
+        }
+        completed_others = progressed && crowded && completions_.load(std::memory_order_relaxed) != completions_seen;
+        sends_blocked = blocked_endpoints_ != 0;
+      }
+      if (finished) {
         if (!thread_safe_ && mode == runtime::WaitMode::Adaptive) cpu_hop_.on_wait_done(yields != 0 && !slept);
         if (marked_waiting && guard.held()) {
           set_waiting(false);
@@ -51,19 +68,6 @@ void WorkerImpl::wait_until(Done&& done) {
           set_waiting(false);
         }
         return;
-      }
-      if (guard.held()) {
-        progressed = progress() != 0;
-        // Marked after a first progress: what we wait for has often landed
-        // while we were away (a receive a tag device filled), and the mark
-        // is a store to a line the senders read.
-        if (!marked_waiting && !(progressed && done())) {
-          set_waiting(true);
-          marked_waiting = true;
-        }
-        completed_others = progressed && crowded &&
-                           completions_.load(std::memory_order_relaxed) != completions_seen && !done();
-        sends_blocked = blocked_endpoints_ != 0;
       }
     }
     if (progressed) {

@@ -116,7 +116,8 @@ class Worker {
   // Blocks until done(arg) holds: with delayed submission without the lock,
   // leaving progress to the thread (spin, then sleep until it handles
   // events); otherwise as wait() waits. For front ends' waits on conditions
-  // of their own (several requests).
+  // of their own (several requests). done(arg) is not called again once it
+  // returned true, so it may act when it holds (take a message, a lock).
   void wait_until(bool (*done)(void*), void* arg);
 
   // --- Tag API. Non-blocking calls return Ok when the operation finished at

@@ -187,8 +187,20 @@ void SharedSegment::wait_all_arrived(uint64_t step) {
 
 void SharedSegment::barrier() {
   const uint64_t step = ++step_;
-  publish(step, nullptr, 0);
-  wait_all_arrived(step);
+  if (!oversubscribed_) {
+    publish(step, nullptr, 0);
+    wait_all_arrived(step);
+  } else if (rank_ == 0) {
+    // More ranks than cores: rank 0 gathers the arrivals and releases the
+    // others, so it leaves first and what it does next (a broadcast's
+    // root, most often) is under way while the others still wait for a
+    // turn at a core; each of them watches one line instead of all.
+    for (int r = 1; r < size_; ++r) wait_arrived(r, step);
+    publish(step, nullptr, 0);
+  } else {
+    publish(step, nullptr, 0);
+    wait_arrived(0, step);
+  }
   finish(step);
 }
 

@@ -28,6 +28,29 @@ TERN_MPI_API(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype))
 TERN_MPI_API(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype))
 TERN_MPI_API(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype))
 
+/* --- The Fortran and C++ named datatypes in C (the standard gives C programs their handles too): the same
+ * handles as the C types of their size and layout, as the Fortran bindings name them. MPI_LOGICAL is a
+ * Fortran default LOGICAL (4 bytes, nonzero true). */
+#define MPI_INTEGER MPI_INT
+#define MPI_REAL MPI_FLOAT
+#define MPI_DOUBLE_PRECISION MPI_DOUBLE
+#define MPI_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_DOUBLE_COMPLEX MPI_C_DOUBLE_COMPLEX
+#define MPI_LOGICAL MPI_INT
+#define MPI_CHARACTER MPI_CHAR
+#define MPI_2INTEGER MPI_2INT
+#define MPI_INTEGER1 MPI_INT8_T
+#define MPI_INTEGER2 MPI_INT16_T
+#define MPI_INTEGER4 MPI_INT32_T
+#define MPI_INTEGER8 MPI_INT64_T
+#define MPI_REAL4 MPI_FLOAT
+#define MPI_REAL8 MPI_DOUBLE
+#define MPI_COMPLEX8 MPI_C_FLOAT_COMPLEX
+#define MPI_COMPLEX16 MPI_C_DOUBLE_COMPLEX
+#define MPI_CXX_BOOL MPI_C_BOOL
+#define MPI_CXX_FLOAT_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_CXX_DOUBLE_COMPLEX MPI_C_DOUBLE_COMPLEX
+
 /* --- MPI_Count forms of the queries, and setting what a status reports (for generalized requests and
  * layered libraries). */
 TERN_MPI_API(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size))

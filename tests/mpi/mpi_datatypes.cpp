@@ -30,6 +30,25 @@ void check_shape(MPI_Datatype t, int size_expected, MPI_Aint lb, MPI_Aint extent
 }
 #define SHAPE(t, s, lb, ext, tlb, text) check_shape(t, s, lb, ext, tlb, text, __LINE__)
 
+// The Fortran and C++ named datatypes have C handles of the right size, and
+// reductions work on them.
+void test_named_types_of_other_languages() {
+  int bytes = 0;
+  CHECK(MPI_Type_size(MPI_INTEGER, &bytes) == MPI_SUCCESS && bytes == 4);
+  CHECK(MPI_Type_size(MPI_LOGICAL, &bytes) == MPI_SUCCESS && bytes == 4);
+  CHECK(MPI_Type_size(MPI_DOUBLE_PRECISION, &bytes) == MPI_SUCCESS && bytes == 8);
+  CHECK(MPI_Type_size(MPI_DOUBLE_COMPLEX, &bytes) == MPI_SUCCESS && bytes == 16);
+  CHECK(MPI_Type_size(MPI_INTEGER8, &bytes) == MPI_SUCCESS && bytes == 8);
+  CHECK(MPI_Type_size(MPI_CXX_BOOL, &bytes) == MPI_SUCCESS && bytes == static_cast<int>(sizeof(bool)));
+  CHECK(MPI_Type_size(MPI_CXX_DOUBLE_COMPLEX, &bytes) == MPI_SUCCESS && bytes == 16);
+  int mine = rank + 1, sum = 0;
+  CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
+  CHECK(sum == size * (size + 1) / 2);
+  bool flag = rank == 0, any = false;
+  CHECK(MPI_Allreduce(&flag, &any, 1, MPI_CXX_BOOL, MPI_LOR, MPI_COMM_WORLD) == MPI_SUCCESS);
+  CHECK(any);
+}
+
 void test_constructors() {
   MPI_Datatype t;
   MPI_Type_contiguous(5, MPI_INT, &t);
@@ -535,6 +554,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   test_constructors();
+  test_named_types_of_other_languages();
   test_pack();
   test_vector_p2p();
   test_struct_p2p();

@@ -242,7 +242,7 @@ int PMPI_Get_version(int* version, int* subversion) {
 
 int PMPI_Get_library_version(char* version, int* resultlen) {
   if (version == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
-  std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "Tern MPI %s (MPI %d.%d subset over the Tern engine)",
+  std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "Tern MPI %s (MPI %d.%d over the Tern engine)",
                 TERN_VERSION, MPI_VERSION, MPI_SUBVERSION);
   *resultlen = static_cast<int>(std::strlen(version));
   return MPI_SUCCESS;

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <complex>
 #include <cstring>
 #include <vector>
 
@@ -47,6 +48,26 @@ void test_named_types_of_other_languages() {
   bool flag = rank == 0, any = false;
   CHECK(MPI_Allreduce(&flag, &any, 1, MPI_CXX_BOOL, MPI_LOR, MPI_COMM_WORLD) == MPI_SUCCESS);
   CHECK(any);
+  // Complex types take MPI_SUM and MPI_PROD (and only those of the arithmetic ops).
+  std::complex<double> z(rank + 1, 1), z_sum, z_prod, z_expected_sum, z_expected_prod(1, 0);
+  for (int r = 0; r < size; ++r) {
+    z_expected_sum += std::complex<double>(r + 1, 1);
+    z_expected_prod *= std::complex<double>(r + 1, 1);
+  }
+  CHECK(MPI_Allreduce(&z, &z_sum, 1, MPI_C_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
+  CHECK(z_sum == z_expected_sum);
+  CHECK(MPI_Allreduce(&z, &z_prod, 1, MPI_DOUBLE_COMPLEX, MPI_PROD, MPI_COMM_WORLD) == MPI_SUCCESS);
+  CHECK(std::abs(z_prod - z_expected_prod) < 1e-9 * std::abs(z_expected_prod));
+  std::complex<float> f[3] = {{1, float(rank)}, {2, 0}, {0, 1}}, f_sum[3];
+  CHECK(MPI_Reduce(f, f_sum, 3, MPI_COMPLEX, MPI_SUM, 0, MPI_COMM_WORLD) == MPI_SUCCESS);
+  if (rank == 0) {
+    CHECK(f_sum[0] == std::complex<float>(float(size), float(size * (size - 1) / 2)));
+    CHECK(f_sum[1] == std::complex<float>(2.0f * float(size), 0) && f_sum[2] == std::complex<float>(0, float(size)));
+  }
+  std::complex<double> z_max;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  CHECK(MPI_Allreduce(&z, &z_max, 1, MPI_C_DOUBLE_COMPLEX, MPI_MAX, MPI_COMM_WORLD) == MPI_ERR_OP);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
 void test_constructors() {

@@ -1,6 +1,7 @@
 // Predefined datatypes (all contiguous) and the predefined reduction
 // operations on them, one function template per operation family.
 
+#include <complex>
 #include <cstdint>
 #include <cwchar>
 #include <type_traits>
@@ -116,6 +117,21 @@ bool reduce(MPI_Op op, const void* in_bytes, void* inout_bytes, std::size_t coun
   return false;
 }
 
+// Complex types (C's float/double _Complex, Fortran's COMPLEX and DOUBLE
+// COMPLEX, the same handles) take MPI_SUM and MPI_PROD; std::complex<T> has
+// their layout.
+template <typename T>
+bool reduce_complex(MPI_Op op, const void* in_bytes, void* inout_bytes, std::size_t count) noexcept {
+  using Complex = std::complex<T>;
+  const Complex* in = static_cast<const Complex*>(in_bytes);
+  Complex* inout = static_cast<Complex*>(inout_bytes);
+  switch (op) {
+    case MPI_SUM: return combine_all(in, inout, count, [](Complex a, Complex b) { return a + b; });
+    case MPI_PROD: return combine_all(in, inout, count, [](Complex a, Complex b) { return a * b; });
+    default: return false;
+  }
+}
+
 bool reduce_bool(MPI_Op op, const void* in_bytes, void* inout_bytes, std::size_t count) noexcept {
   const bool* in = static_cast<const bool*>(in_bytes);
   bool* inout = static_cast<bool*>(inout_bytes);
@@ -165,6 +181,8 @@ int apply_op(MPI_Op op, MPI_Datatype type, const void* in, void* inout, std::siz
     case MPI_DOUBLE: ok = op <= MPI_PROD && reduce<double>(op, in, inout, count); break;
     case MPI_LONG_DOUBLE: ok = op <= MPI_PROD && reduce<long double>(op, in, inout, count); break;
     case MPI_C_BOOL: ok = reduce_bool(op, in, inout, count); break;
+    case MPI_C_FLOAT_COMPLEX: ok = reduce_complex<float>(op, in, inout, count); break;
+    case MPI_C_DOUBLE_COMPLEX: ok = reduce_complex<double>(op, in, inout, count); break;
     default: break;
   }
   return ok ? MPI_SUCCESS : MPI_ERR_OP;

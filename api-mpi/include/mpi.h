@@ -301,6 +301,7 @@ TERN_MPI_API(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype s
 #define MPI_2INT ((MPI_Datatype)35)
 #define MPI_SHORT_INT ((MPI_Datatype)36)
 #define MPI_LONG_DOUBLE_INT ((MPI_Datatype)37)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)38)
 
 #define MPI_MAXLOC ((MPI_Op)11)
 #define MPI_MINLOC ((MPI_Op)12)

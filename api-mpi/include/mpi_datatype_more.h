@@ -50,6 +50,7 @@ TERN_MPI_API(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype)
 #define MPI_CXX_BOOL MPI_C_BOOL
 #define MPI_CXX_FLOAT_COMPLEX MPI_C_FLOAT_COMPLEX
 #define MPI_CXX_DOUBLE_COMPLEX MPI_C_DOUBLE_COMPLEX
+#define MPI_CXX_LONG_DOUBLE_COMPLEX MPI_C_LONG_DOUBLE_COMPLEX
 
 /* --- MPI_Count forms of the queries, and setting what a status reports (for generalized requests and
  * layered libraries). */

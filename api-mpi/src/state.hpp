@@ -340,7 +340,7 @@ struct TypeInfo {
   BaseKind kind;
 };
 // The predefined types, indexed by handle (entry 0: MPI_DATATYPE_NULL).
-inline constexpr int kTypeCount = MPI_LONG_DOUBLE_INT + 1;
+inline constexpr int kTypeCount = MPI_C_LONG_DOUBLE_COMPLEX + 1;
 extern const TypeInfo kTypes[kTypeCount];
 // Null for an invalid or null handle (derived types: describe_type). Inline:
 // every point-to-point call asks.

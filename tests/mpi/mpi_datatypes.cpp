@@ -64,6 +64,24 @@ void test_named_types_of_other_languages() {
     CHECK(f_sum[0] == std::complex<float>(float(size), float(size * (size - 1) / 2)));
     CHECK(f_sum[1] == std::complex<float>(2.0f * float(size), 0) && f_sum[2] == std::complex<float>(0, float(size)));
   }
+  std::complex<long double> l(rank, -1), l_sum;
+  CHECK(MPI_Type_size(MPI_C_LONG_DOUBLE_COMPLEX, &bytes) == MPI_SUCCESS &&
+        bytes == static_cast<int>(sizeof(std::complex<long double>)));
+  CHECK(MPI_Allreduce(&l, &l_sum, 1, MPI_CXX_LONG_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
+  CHECK(l_sum == std::complex<long double>(size * (size - 1) / 2, -size));
+  // external32: two binary128 parts, back to the same value.
+  unsigned char packed[32];
+  MPI_Aint position = 0, external = 0;
+  CHECK(MPI_Pack_external_size("external32", 1, MPI_C_LONG_DOUBLE_COMPLEX, &external) == MPI_SUCCESS &&
+        external == 32);
+  const std::complex<long double> third(1.0L / 3, -2.5L);
+  CHECK(MPI_Pack_external("external32", &third, 1, MPI_C_LONG_DOUBLE_COMPLEX, packed, 32, &position) ==
+        MPI_SUCCESS);
+  std::complex<long double> back;
+  position = 0;
+  CHECK(MPI_Unpack_external("external32", packed, 32, &position, &back, 1, MPI_C_LONG_DOUBLE_COMPLEX) ==
+        MPI_SUCCESS);
+  CHECK(back == third && packed[16] == 0xC0);  // -2.5's sign and exponent lead the second part
   std::complex<double> z_max;
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   CHECK(MPI_Allreduce(&z, &z_max, 1, MPI_C_DOUBLE_COMPLEX, MPI_MAX, MPI_COMM_WORLD) == MPI_ERR_OP);

@@ -67,6 +67,7 @@ constexpr TypeInfo kTypes[] = {
     info<PairIntInt>("MPI_2INT", BaseKind::Opaque),
     info<PairShortInt>("MPI_SHORT_INT", BaseKind::Opaque),
     info<PairLongDoubleInt>("MPI_LONG_DOUBLE_INT", BaseKind::Opaque),
+    info<std::complex<long double>>("MPI_C_LONG_DOUBLE_COMPLEX", BaseKind::Opaque),
 };
 static_assert(sizeof(kTypes) / sizeof(kTypes[0]) == kTypeCount, "mpi.h and the type table disagree");
 
@@ -183,6 +184,7 @@ int apply_op(MPI_Op op, MPI_Datatype type, const void* in, void* inout, std::siz
     case MPI_C_BOOL: ok = reduce_bool(op, in, inout, count); break;
     case MPI_C_FLOAT_COMPLEX: ok = reduce_complex<float>(op, in, inout, count); break;
     case MPI_C_DOUBLE_COMPLEX: ok = reduce_complex<double>(op, in, inout, count); break;
+    case MPI_C_LONG_DOUBLE_COMPLEX: ok = reduce_complex<long double>(op, in, inout, count); break;
     default: break;
   }
   return ok ? MPI_SUCCESS : MPI_ERR_OP;

@@ -34,6 +34,7 @@ std::size_t predefined_align(MPI_Datatype handle, std::size_t size) {
     case MPI_LONG_DOUBLE_INT: return alignof(PairAlign);
     case MPI_C_FLOAT_COMPLEX: return alignof(float);
     case MPI_C_DOUBLE_COMPLEX: return alignof(double);
+    case MPI_C_LONG_DOUBLE_COMPLEX: return alignof(long double);
     default: break;
   }
   std::size_t a = 1;
@@ -52,7 +53,7 @@ struct TypeTable {
 TypeTable& table() {
   static TypeTable* t = [] {
     auto* t = new TypeTable;
-    for (MPI_Datatype h = 0; h <= MPI_LONG_DOUBLE_INT; ++h) {
+    for (MPI_Datatype h = 0; h < kPredefinedTypes; ++h) {
       const TypeInfo* info = find_type(h);
       if (info == nullptr) {
         t->predefined.emplace_back();

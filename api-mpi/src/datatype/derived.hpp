@@ -79,7 +79,7 @@ struct DerivedType {
 // The same for a predefined type, without the table's lock or a reference
 // count (their descriptions live as long as the process); null for any
 // other handle. For calls as short as one MPI_Put.
-inline constexpr int kPredefinedTypes = MPI_LONG_DOUBLE_INT + 1;
+inline constexpr int kPredefinedTypes = MPI_C_LONG_DOUBLE_COMPLEX + 1;
 // Filled once, when the type table is built (the first datatype call).
 extern const DerivedType* g_predefined_descriptions[kPredefinedTypes];
 [[nodiscard]] const DerivedType* predefined_description_slow(MPI_Datatype type) noexcept;

@@ -94,6 +94,10 @@ Layout layout_of(MPI_Datatype type) {
     case MPI_LONG_DOUBLE: return one<long double>(Kind::LongDouble, 16);
     case MPI_C_FLOAT_COMPLEX: return complex_of<float>();
     case MPI_C_DOUBLE_COMPLEX: return complex_of<double>();
+    case MPI_C_LONG_DOUBLE_COMPLEX: {
+      constexpr std::size_t part = sizeof(long double);
+      return Layout{{field<long double>(Kind::LongDouble, 16), field<long double>(Kind::LongDouble, 16, part)}, 2};
+    }
     case MPI_FLOAT_INT: return pair<PairFloatInt, float>(Kind::Float, 4);
     case MPI_DOUBLE_INT: return pair<PairDoubleInt, double>(Kind::Float, 8);
     case MPI_LONG_INT: return pair<PairLongInt, long>(Kind::Signed, 4);
@@ -212,7 +216,8 @@ std::size_t external_size(const DerivedType& type, bool* ok) {
   *ok = true;
   for (const TypeRun& run : type.runs) {
     const Layout layout = layout_of(run.type);
-    const bool long_double = run.type == MPI_LONG_DOUBLE || run.type == MPI_LONG_DOUBLE_INT;
+    const bool long_double =
+        run.type == MPI_LONG_DOUBLE || run.type == MPI_LONG_DOUBLE_INT || run.type == MPI_C_LONG_DOUBLE_COMPLEX;
     if (layout.count == 0 || (long_double && !kLongDoubleConverts)) {
       *ok = false;
       return 0;

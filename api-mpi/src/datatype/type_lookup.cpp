@@ -123,7 +123,7 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
       }
       break;
     case MPI_TYPECLASS_COMPLEX:
-      for (MPI_Datatype t : {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX}) {
+      for (MPI_Datatype t : {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX}) {
         if (found == MPI_DATATYPE_NULL && static_cast<int>(kTypes[t].size) == size) found = t;
       }
       break;

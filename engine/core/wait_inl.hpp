@@ -76,7 +76,7 @@ void WorkerImpl::wait_until(Done&& done) {
       continue;
     }
     if (mode == runtime::WaitMode::Spin || (mode == runtime::WaitMode::Adaptive && ++idle_polls < spin_limit)) {
-      if (crowded && idle_polls > Worker::kCrowdedSpins) {
+      if (crowded && idle_polls > kCrowdedSpins) {
         sched_yield();
       } else {
         cpu_relax();

@@ -100,12 +100,6 @@ unsigned Worker::progress() {
   return impl_->progress();
 }
 
-unsigned Worker::progress_if_free() {
-  if (TERN_LIKELY(!impl_->thread_safe_)) return impl_->progress();
-  WorkerImpl::TryGuard guard(*impl_);
-  return guard.held() ? impl_->progress() : 0;
-}
-
 Status Worker::tag_send_nb(Endpoint* endpoint, const void* buffer, std::size_t length, uint64_t tag,
                            Request*& request, unsigned flags) {
   if (TERN_LIKELY(!impl_->thread_safe_)) return impl_->tag_send_nb(endpoint, buffer, length, tag, request, flags);
@@ -196,15 +190,6 @@ void Worker::release(Request* request) {
   WorkerImpl::Guard guard(*impl_);
   impl_->release(RequestImpl::from(request));
 }
-
-void Worker::set_waiting(bool waiting) noexcept {
-  WorkerImpl::Guard guard(*impl_);
-  impl_->set_waiting(waiting);
-}
-
-int Worker::waiting_threads() const noexcept { return impl_->waiting_threads(); }
-
-bool Worker::crowded() const noexcept { return impl_->crowded(); }
 
 bool Worker::delays_submissions() const noexcept { return impl_->delayed_ != nullptr; }
 

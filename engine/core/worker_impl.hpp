@@ -278,8 +278,14 @@ class WorkerImpl {
     if (transport::TagDevice* device = offload_.device()) device->set_owner_waiting(now != 0);
   }
   [[nodiscard]] int waiting_threads() const noexcept { return waiting_threads_.load(std::memory_order_relaxed); }
-  // Waiting threads beyond this many share cores (Worker::crowded).
+  // Whether more threads wait than the worker has cores: the CPUs of the
+  // process's mask shared by the processes of the job on this host (with one
+  // such core or less, two waiting threads are a crowd).
   [[nodiscard]] bool crowded() const noexcept { return waiting_threads() > cores_for_waiters_; }
+  // In a crowd a wait that has polled idle this many times yields its core
+  // rather than spin on (a few hundred nanoseconds): the thread its request
+  // depends on may need that core.
+  static constexpr std::size_t kCrowdedSpins = 32;
   int cores_for_waiters_ = 1;
   // A sender filled a receive of the tag device (proto/offload.cpp).
   static void on_tag_completion(void* arg, const transport::TagDeviceCompletion& completion);

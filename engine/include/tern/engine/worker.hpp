@@ -93,9 +93,6 @@ class Worker {
 
   // Runs every transport once; returns the number of events handled.
   unsigned progress();
-  // The same unless another thread holds the worker's lock (then 0 at once):
-  // for loops of waiting threads, whose requests the holder completes too.
-  unsigned progress_if_free();
   // How this worker is progressed (WorkerParams::progress). With a progress
   // thread, requests complete while the caller is away, so a caller that
   // looks at Request::done() from outside the worker's calls should use
@@ -217,30 +214,6 @@ class Worker {
   // receiver (a program ending, MPI_Finalize: the receivers must have
   // posted their receives).
   void finish_held_sends();
-  // Waits of the caller's own (a loop over several requests, with progress
-  // and the wakeup fd) say when they start and end, as the worker's waits
-  // do: while this worker waits, local senders deliver through the ordinary
-  // protocols, in which its CPU shares the copy; while it is away
-  // computing, they write into its offloaded receives themselves.
-  void set_waiting(bool waiting) noexcept;
-  // Threads waiting in this worker now (its own waits and the callers' that
-  // said so with set_waiting).
-  [[nodiscard]] int waiting_threads() const noexcept;
-  // Whether more threads wait in this worker than it has cores: the CPUs of
-  // the process's mask shared by the processes of the job on this host
-  // (with one such core or less, two waiting threads are a crowd).
-  [[nodiscard]] bool crowded() const noexcept;
-  // The waiting policy when threads outnumber cores (MPI_THREAD_MULTIPLE):
-  // whether a wait that has polled `idle_polls` times in a row without
-  // progress should yield its core rather than spin on. True once it has
-  // spun a few hundred nanoseconds in a crowd: the thread its request
-  // depends on may need that core. A partner that answers at once still
-  // finds it spinning; with a core for each, nobody yields (a yield costs a
-  // system call and hands the core to no one).
-  [[nodiscard]] bool should_yield(std::size_t idle_polls) const noexcept {
-    return idle_polls > kCrowdedSpins && crowded();
-  }
-  static constexpr std::size_t kCrowdedSpins = 32;
 
   // --- Wakeup (see ../shared/seeds/002): a file descriptor for poll/epoll
   // that becomes readable on new events after arm() returned Ok.

@@ -473,6 +473,11 @@ inline unsigned next_tag_base(Comm& comm) noexcept { return (comm.collective_seq
                                  MPI_Datatype type_handle, MPI_Op op, int root);
 [[nodiscard]] Status coll_reduce_ordered(Comm& comm, void* accumulator, std::size_t count, const TypeInfo& type,
                                          MPI_Datatype type_handle, MPI_Op op, int root);
+// True when a reduction of `bytes` on `comm` only reads the accumulator of
+// every rank but the root (the shared segment carries it), so that a
+// non-root may pass its send buffer. Called by every rank alike (the first
+// call may map the segment).
+[[nodiscard]] bool coll_reduce_reads_non_roots(Comm& comm, std::size_t bytes);
 // From this size on, Allreduce (commutative op, power-of-two ranks) splits
 // the vector: a reduce-scatter by recursive halving, then an allgather by
 // recursive doubling, so each rank moves and reduces about 2x the vector

@@ -4,7 +4,8 @@
 // without barriers between them, at sizes on both sides of the segment's
 // 64 KiB slot, on the world and on a split communicator at once. A
 // reduction with an operation that does not commute (2x2 matrix product)
-// checks the rank order, and every rank's allreduce result of floats must
+// checks the rank order, one that does checks the send buffers are left
+// as they were, and every rank's allreduce result of floats must
 // have the same bits. Passes the same with TERN_COLL_SHM=off.
 #include <cstdint>
 #include <cstring>
@@ -85,6 +86,22 @@ void sequence(MPI_Comm comm, MPI_Op product, int steps) {
             const Matrix got = result[static_cast<std::size_t>(i)];
             CHECK(got.a == expected.a && got.b == expected.b && got.c == expected.c && got.d == expected.d);
           }
+        }
+        // A commutative one (streamed by the segment from 16 KiB), and
+        // every rank's send buffer unchanged by both: the ranks but the root
+        // hand theirs to the segment as they are.
+        MPI_Reduce(mine.data(), result.data(), 4 * count, MPI_UINT32_T, MPI_SUM, root, comm);
+        for (int i = 0; i < count; ++i) {
+          const Matrix own = matrix_of(rank, step, i), kept = mine[static_cast<std::size_t>(i)];
+          CHECK(kept.a == own.a && kept.b == own.b && kept.c == own.c && kept.d == own.d);
+          if (rank != root) continue;
+          Matrix sum{0, 0, 0, 0};
+          for (int r = 0; r < size; ++r) {
+            const Matrix m = matrix_of(r, step, i);
+            sum = {sum.a + m.a, sum.b + m.b, sum.c + m.c, sum.d + m.d};
+          }
+          const Matrix got = result[static_cast<std::size_t>(i)];
+          CHECK(got.a == sum.a && got.b == sum.b && got.c == sum.c && got.d == sum.d);
         }
         break;
       }

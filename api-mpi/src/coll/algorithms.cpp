@@ -18,6 +18,7 @@
 #include <cstring>
 #include <vector>
 
+#include "coll/scratch.hpp"
 #include "coll/shared.hpp"
 #include "op/op.hpp"
 #include "state.hpp"
@@ -61,6 +62,8 @@ SharedSegment* shared_reduce_segment(Comm& comm, std::size_t bytes) {
 }
 
 }  // namespace
+
+bool coll_reduce_reads_non_roots(Comm& comm, std::size_t bytes) { return shared_reduce_segment(comm, bytes) != nullptr; }
 
 Status coll_barrier(Comm& comm) {
   if (SharedSegment* shared = shared_segment(comm)) {
@@ -126,7 +129,8 @@ Status coll_reduce(Comm& comm, void* accumulator, std::size_t count, const TypeI
   const int size = comm.size;
   const int relative = (comm.rank - root + size) % size;
   const std::size_t bytes = count * type.size;
-  std::vector<std::byte> incoming(bytes);
+  ScratchBuffer incoming((relative & 1) == 0 && relative + 1 < size ? bytes : 0);  // leaves receive nothing
+  if (incoming.failed()) return Status::NoMemory;
   for (int mask = 1; mask < size; mask <<= 1) {
     if ((relative & mask) == 0) {
       const int child_relative = relative | mask;
@@ -250,7 +254,8 @@ Status coll_allreduce(Comm& comm, void* buffer, std::size_t count, const TypeInf
     return allreduce_halving_doubling(comm, buffer, count, type, type_handle, op);
   }
   const unsigned base = next_tag_base(comm);
-  std::vector<std::byte> incoming(bytes);
+  ScratchBuffer incoming(bytes);
+  if (incoming.failed()) return Status::NoMemory;
   unsigned round = 0;
   for (int mask = 1; mask < size; mask <<= 1, ++round) {
     const int partner = comm.rank ^ mask;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "coll/scratch.hpp"
 #include "coll/shared.hpp"
 #include "op/op.hpp"
 #include "state.hpp"
@@ -48,7 +49,8 @@ Status allreduce_among(Comm& comm, const std::vector<int>& members, int index, v
                        const TypeInfo& type, MPI_Datatype type_handle, MPI_Op op, unsigned base, unsigned round) {
   const int size = static_cast<int>(members.size());
   const std::size_t bytes = count * type.size;
-  std::vector<std::byte> incoming(bytes);
+  ScratchBuffer incoming(bytes);
+  if (incoming.failed()) return Status::NoMemory;
   if ((size & (size - 1)) == 0) {
     for (int mask = 1; mask < size; mask <<= 1, ++round) {
       const int partner = members[index ^ mask];
@@ -210,7 +212,8 @@ Status node_allreduce(Comm& comm, const NodeLayout& layout, void* buffer, std::s
     if (Status s = coll_send(comm, buffer, bytes, leader, base | 0); s != Status::Ok) return s;
     return coll_recv(comm, buffer, bytes, leader, base | 1);
   }
-  std::vector<std::byte> incoming(bytes);
+  ScratchBuffer incoming(bytes);
+  if (incoming.failed()) return Status::NoMemory;
   for (std::size_t i = 1; i < layout.local.size(); ++i) {
     if (Status s = coll_recv(comm, incoming.data(), bytes, layout.local[i], base | 0); s != Status::Ok) return s;
     if (apply_op(op, type_handle, incoming.data(), buffer, count) != MPI_SUCCESS) return Status::InvalidParam;

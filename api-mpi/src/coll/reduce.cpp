@@ -5,6 +5,7 @@
 
 #include "coll/coll.hpp"
 #include "coll/inter.hpp"
+#include "coll/scratch.hpp"
 
 namespace tern::mpi {
 namespace {
@@ -68,14 +69,18 @@ int reduce(const char* kFunction, const void* sendbuf, void* recvbuf, MPI_Count 
   if (bytes != 0 && (sendbuf == nullptr || (is_root && recvbuf == nullptr))) {
     return raise(comm, MPI_ERR_BUFFER, kFunction, "null buffer");
   }
-  // The root accumulates in its receive buffer, the others in scratch.
-  std::vector<std::byte> scratch;
-  void* accumulator = recvbuf;
-  if (!is_root) {
-    scratch.resize(bytes);
-    accumulator = scratch.data();
+  // The root accumulates in its receive buffer, the others in scratch; or,
+  // where only the root combines, they hand their send buffers over as
+  // they are (no copy).
+  const bool leave_contribution = coll_reduce_reads_non_roots(*comm, bytes);
+  ScratchBuffer scratch(is_root || leave_contribution ? 0 : bytes);
+  if (scratch.failed()) return raise(comm, MPI_ERR_NO_MEM, kFunction, "no memory for the reduction's scratch vector");
+  void* accumulator = is_root ? recvbuf : scratch.data();
+  if (!is_root && leave_contribution) {
+    accumulator = const_cast<void*>(sendbuf);
+  } else if (!in_place && bytes != 0) {
+    std::memcpy(accumulator, sendbuf, bytes);
   }
-  if (!in_place && bytes != 0) std::memcpy(accumulator, sendbuf, bytes);
   const Status s = op_commutative(op)
                        ? coll_reduce(*comm, accumulator, static_cast<std::size_t>(count), *type, datatype, op, root)
                        : coll_reduce_ordered(*comm, accumulator, static_cast<std::size_t>(count), *type, datatype, op,

@@ -287,6 +287,8 @@ struct State {
   runtime::WaitMode wait_mode = runtime::WaitMode::Adaptive;
   std::size_t spin_count = 20000;
   runtime::Switch coll_shm = runtime::Switch::Auto;  // TERN_COLL_SHM (coll/shared.hpp)
+  runtime::Switch win_share = runtime::Switch::Auto;  // TERN_WIN_SHARE (win/window.hpp)
+  bool progress_thread = false;  // the worker has one (TERN_PROGRESS)
   // TERN_CRITICAL_TAGS, for communicators without a tern_critical_tags
   // hint; null when it names no tag.
   const runtime::TagSet* critical_tags = nullptr;

@@ -102,6 +102,32 @@ Status allocate(std::size_t length, std::size_t alignment, void*& base, int& fd)
   return Status::Ok;
 }
 
+// Whether every page of [address, address + length) lies in a private
+// writable mapping other than the stack, as /proc/self/maps says: only
+// such memory is the caller's alone to swap for shared pages (a shared
+// mapping has other users, and the stack is being written by this very
+// call while its pages are copied).
+bool private_writable(uintptr_t address, std::size_t length) noexcept {
+  FILE* maps = std::fopen("/proc/self/maps", "re");
+  if (maps == nullptr) return false;
+  uintptr_t covered = address;  // everything below it checked
+  const uintptr_t end = address + length;
+  char line[512];
+  while (covered < end && std::fgets(line, sizeof(line), maps) != nullptr) {
+    unsigned long start = 0, stop = 0;
+    char perms[8] = {};
+    int name_at = 0;
+    if (std::sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &start, &stop, perms, &name_at) < 3) break;
+    if (stop <= covered) continue;
+    if (start > covered) break;  // a hole
+    const char* name = line + name_at;
+    if (std::strncmp(perms, "rw-p", 4) != 0 || std::strncmp(name, "[stack", 6) == 0) break;
+    covered = stop;
+  }
+  std::fclose(maps);
+  return covered >= end;
+}
+
 Status share_existing(void* address, std::size_t length, int& fd) noexcept {
   fd = create_memfd(length);
   if (fd < 0) return fail("memfd_create", length, -1);
@@ -152,6 +178,11 @@ Status MemRegion::map(const MemMapParams& params, MemRegion*& region) {
       TERN_LOG(Warn, "mem_map: [%p, +%zu) is not mapped memory (%s)", params.address, length, std::strerror(errno));
       return Status::InvalidParam;
     }
+    if (!private_writable(address, length)) {
+      TERN_LOG(Debug, "mem_map: [%p, +%zu) is not private writable memory off the stack: not shared in place",
+               params.address, length);
+      return Status::Unsupported;
+    }
     base = params.address;
     status = share_existing(base, length, fd);
   }
@@ -187,6 +218,25 @@ void MemRegion::unmap(MemRegion* region) noexcept {
   if (region->owns_mapping_) munmap(region->base_, region->length_);
   if (region->fd_ >= 0) close(region->fd_);
   delete region;
+}
+
+void MemRegion::unshare(MemRegion* region) noexcept {
+  if (region == nullptr) return;
+  if (!region->owns_mapping_) {
+    // Private pages again: a copy, moved over the range in one step.
+    const std::size_t length = region->length_;
+    void* staging = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (staging != MAP_FAILED) {
+      copy_existing(staging, region->base_, length);
+      if (mremap(staging, length, length, MREMAP_MAYMOVE | MREMAP_FIXED, region->base_) == MAP_FAILED) {
+        TERN_LOG(Debug, "mem_map: [%p, +%zu) stays shared (mremap: %s)", region->base_, length, std::strerror(errno));
+        munmap(staging, length);
+      }
+    } else {
+      TERN_LOG(Debug, "mem_map: [%p, +%zu) stays shared (mmap: %s)", region->base_, length, std::strerror(errno));
+    }
+  }
+  unmap(region);
 }
 
 Status RemoteKey::unpack(std::span<const std::byte> packed, RemoteKey*& key) {

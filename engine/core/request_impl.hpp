@@ -95,6 +95,7 @@ class RequestImpl final : public Request {
   // nothing in the worker touches it once done, so it goes back without
   // the lock.
   bool delayed_handle = false;
+  bool pooled = true;  // free in the pool (ObjectPool keeps it)
   unsigned flags = 0;
   Endpoint* endpoint = nullptr;
   void* buffer = nullptr;     // user buffer (send: const data)

@@ -297,6 +297,24 @@ Status Worker::peer_status(const Endpoint* endpoint) const noexcept {
 
 uint64_t Worker::rejected_messages() const noexcept { return impl_->rejected_messages_; }
 
+bool Worker::receiving_into(const void* address, std::size_t length) {
+  WorkerImpl::Guard guard(*impl_);
+  if (impl_->multi_transfers_.live() != 0) return true;
+  const auto first = reinterpret_cast<uintptr_t>(address);
+  bool found = false;
+  impl_->requests_.for_each_object([&](RequestImpl& request) {
+    if (found || request.pooled || request.status() != Status::InProgress) return;
+    if (request.kind == RequestKind::Rma) {
+      found = true;
+      return;
+    }
+    if (request.kind != RequestKind::Recv || request.length == 0) return;
+    const auto buffer = reinterpret_cast<uintptr_t>(request.buffer);
+    found = buffer < first + length && first < buffer + request.length;
+  });
+  return found;
+}
+
 Worker::Statistics Worker::statistics() {
   WorkerImpl::Guard guard(*impl_);
   Statistics statistics;

@@ -33,6 +33,12 @@ constexpr ConfigVariable kVariables[] = {
      "MPI collectives (barrier, broadcast, reduce, allreduce, allgather, alltoall) of a communicator whose ranks share "
      "one host go through a segment they all map, by flags and copies. auto: where measured to pay (not "
      "a 2-rank allreduce of 4 KiB to 512 KiB); on: wherever they can; off: by messages."},
+    {"TERN_WIN_SHARE", "auto", "auto|on|off",
+     "MPI_Win_create windows of whole pages (base and size page aligned) whose ranks share one host: each "
+     "rank's memory is made shareable in place (same addresses and contents) so that origins reach it directly, "
+     "as MPI_Win_allocate's. auto: under MPI_THREAD_SINGLE without a progress thread; on: under any thread "
+     "level (no other thread may write the window while MPI_Win_create and MPI_Win_free run); off: the targets "
+     "serve MPI_Win_create windows."},
     {"TERN_SHM_RINGS", "auto", "auto|on|off",
      "Messages of up to 16 bytes on a node go through a ring per sender, two to a cache line, instead of one "
      "FIFO cell each. off: every message through the FIFO."},
@@ -283,6 +289,8 @@ Status load_config(Config& out, std::string& error, const EnvLookup& lookup_fn) 
     return reject("TERN_CMA_SPLIT", v);
   if (const char* v = lookup("TERN_COLL_SHM"); v && !parse_switch(v, config.coll_shm))
     return reject("TERN_COLL_SHM", v);
+  if (const char* v = lookup("TERN_WIN_SHARE"); v && !parse_switch(v, config.win_share))
+    return reject("TERN_WIN_SHARE", v);
   if (const char* v = lookup("TERN_SHM_RINGS"); v && !parse_switch(v, config.shm_rings))
     return reject("TERN_SHM_RINGS", v);
   if (const char* v = lookup("TERN_TM_OFFLOAD"); v && !parse_switch(v, config.tm_offload))

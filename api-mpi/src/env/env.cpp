@@ -80,11 +80,13 @@ int initialize(const char* function, int required, int* provided) {
   state->wait_mode = config.wait_mode;
   state->spin_count = config.spin_count != 0 ? config.spin_count : 20000;
   state->coll_shm = config.coll_shm;
+  state->win_share = config.win_share;
   if (!config.critical_tags.empty()) state->critical_tags = &config.critical_tags;
 
   engine::WorkerParams params;
   params.thread_safe = state->multiple;
   params.progress = progress_mode(config);
+  state->progress_thread = params.progress != runtime::ProgressMode::Caller;
   std::string error;
   if (Status s = engine::Job::create(state->job, error, params); s != Status::Ok) {
     start_failed(function, "cannot start: " + error + " (" + to_string(s) + ")");

@@ -33,6 +33,7 @@ std::vector<Category> make_categories() {
        {}, {}},
       {"progress", "Who progresses communication and how blocking calls wait.", {}, {}, {}},
       {"collectives", "How MPI collectives run.", {}, {}, {}},
+      {"one-sided", "How MPI windows reach their targets' memory.", {}, {}, {}},
       {"progress agent", "Critical tags (held sends) and the per-host progress agents that carry them.", {}, {},
        {}},
       {"tcp", "The TCP transport: interfaces, protocol thresholds, socket options.", {}, {}, {}},

@@ -90,6 +90,7 @@ const Typed kTyped[] = {
     {"TERN_SHM_ARENA_SIZE", kSize, 0, "shared memory", kTunerDetail,
      [](const Config& c) { return number(c.shm_arena_size); }},
     {"TERN_COLL_SHM", kChoice, kSwitchEnum, "collectives", kTuner, [](const Config& c) { return choice(c.coll_shm); }},
+    {"TERN_WIN_SHARE", kChoice, kSwitchEnum, "one-sided", kTuner, [](const Config& c) { return choice(c.win_share); }},
     {"TERN_TM_OFFLOAD", kChoice, kSwitchEnum, "tag matching", kTuner,
      [](const Config& c) { return choice(c.tm_offload); }},
     {"TERN_TM_THRESH", kSize, 0, "tag matching", kTunerDetail, [](const Config& c) { return number(c.tm_threshold); }},

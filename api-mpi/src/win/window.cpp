@@ -41,40 +41,8 @@ void release(Window& win) {
   win.keys.clear();
   if (win.region != nullptr) engine::MemRegion::unmap(win.region);
   win.region = nullptr;
+  release_shared_memory(win);
   if (win.comm != MPI_COMM_NULL) PMPI_Comm_free(&win.comm);
-}
-
-// Maps every rank's region key into this process: the peers' bases and
-// control blocks. False (on any rank: agreed) when one cannot be mapped.
-bool map_peers(Window& win, const std::vector<std::byte>& my_key, std::size_t data_offset) {
-  const int key_length = static_cast<int>(my_key.size());
-  std::vector<int> lengths(static_cast<std::size_t>(win.size));
-  if (PMPI_Allgather(&key_length, 1, MPI_INT, lengths.data(), 1, MPI_INT, win.comm) != MPI_SUCCESS) return false;
-  std::vector<int> displs(lengths.size());
-  int total = 0;
-  for (std::size_t r = 0; r < lengths.size(); ++r) {
-    displs[r] = total;
-    total += lengths[r];
-  }
-  std::vector<std::byte> all(static_cast<std::size_t>(total));
-  if (PMPI_Allgatherv(my_key.data(), key_length, MPI_BYTE, all.data(), lengths.data(), displs.data(), MPI_BYTE,
-                      win.comm) != MPI_SUCCESS) {
-    return false;
-  }
-  int mapped = 1;
-  win.keys.assign(lengths.size(), nullptr);
-  for (std::size_t r = 0; r < lengths.size() && mapped != 0; ++r) {
-    std::span<const std::byte> key(all.data() + displs[r], static_cast<std::size_t>(lengths[r]));
-    if (engine::RemoteKey::unpack(key, win.keys[r]) != Status::Ok) {
-      mapped = 0;
-      break;
-    }
-    win.peers[r].control = reinterpret_cast<WinControl*>(win.keys[r]->local_base());
-    win.peers[r].mapped = win.keys[r]->local_base() + data_offset;
-  }
-  int everywhere = 0;
-  if (PMPI_Allreduce(&mapped, &everywhere, 1, MPI_INT, MPI_MIN, win.comm) != MPI_SUCCESS) return false;
-  return everywhere != 0;
 }
 
 // MPI_Win_allocate_shared's memory: one region mapped by rank 0 holding
@@ -207,8 +175,10 @@ int create(const char* function, int flavor, void* base, MPI_Aint size, MPI_Aint
       return err;
     }
     win->direct = true;
+  } else if (flavor == MPI_WIN_FLAVOR_CREATE && one_host) {
+    win->direct = share_created_memory(*win);
   } else if (flavor == MPI_WIN_FLAVOR_ALLOCATE && one_host) {
-    win->direct = map_peers(*win, win->region->packed_key(), kControlBytes);
+    win->direct = map_peers(*win, win->region->packed_key(), {}, kControlBytes);
     if (!win->direct) {
       TERN_LOG(Debug, "mpi: a window's memory could not be mapped by every rank: its targets serve it");
     }

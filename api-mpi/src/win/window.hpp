@@ -4,12 +4,13 @@
 // targets:
 //
 //  - Direct: every rank on this host and the memory from MPI_Win_allocate or
-//    MPI_Win_allocate_shared, which the engine maps into every peer. The
+//    MPI_Win_allocate_shared, which the engine maps into every peer, or
+//    MPI_Win_create's memory made shareable in place (mapping.cpp). The
 //    origin does all the work: puts and gets are copies, accumulates
 //    element-wise CPU atomics (accumulate.cpp), locks an atomic word in the
 //    target's control block. The target need not call MPI at all.
-//  - Served: any other window (MPI_Win_create's memory, dynamic windows,
-//    peers on other hosts). Operations travel as messages to the target's
+//  - Served: any other window (MPI_Win_create's memory where it cannot be
+//    shared, dynamic windows, peers on other hosts). Operations travel as messages to the target's
 //    agent (agent.cpp), a receive the target keeps posted on the window's
 //    private context; the target's progress (any MPI call, or its progress
 //    thread) applies them and answers gets, flushes and lock requests.
@@ -23,6 +24,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -84,6 +86,7 @@ struct Window {
   std::vector<WinPeer> peers;
   WinControl* control = nullptr;  // this rank's (direct windows)
   engine::MemRegion* region = nullptr;           // memory this rank allocated
+  engine::MemRegion* shared_in_place = nullptr;  // MPI_Win_create's memory made shareable (mapping.cpp)
   std::vector<engine::RemoteKey*> keys;          // peers' regions mapped here
   std::unique_ptr<Agent> agent;                  // served windows
   // Dynamic windows: the ranges attached here, as (base, size); the agent
@@ -235,5 +238,24 @@ struct RmaCall {
 // Passive-target lock word of `target`.
 void direct_lock(Window& win, int target, bool exclusive);
 void direct_unlock(Window& win, int target, bool exclusive);
+
+// Maps every rank's keys into this process (mapping.cpp): each rank's
+// control block, at the start of its `control_key` region, and its window
+// memory, at `data_offset` in that region or, with kDataApart, at its base
+// inside the region of its `data_key` (empty for a rank without memory).
+// Collective; false on every rank when one of them could not map every
+// peer (a rank with nothing to map passes an empty control key).
+inline constexpr std::size_t kDataApart = SIZE_MAX;
+[[nodiscard]] bool map_peers(Window& win, std::span<const std::byte> control_key, std::span<const std::byte> data_key,
+                             std::size_t data_offset);
+// MPI_Win_create's memory on one host (mapping.cpp). Collective over the
+// window's communicator: makes each rank's window pages shareable in place
+// where every rank may, and maps them and a control block of each rank here
+// (win.peers, win.control, win.keys). False on every rank (nothing kept)
+// when one of them cannot.
+[[nodiscard]] bool share_created_memory(Window& win);
+// At MPI_Win_free: this rank's window pages private again where that is
+// safe (else they stay shared, unreached), and the handle released.
+void release_shared_memory(Window& win);
 
 }  // namespace tern::mpi

@@ -514,7 +514,59 @@ TEST_F(MemoryTest, ShareExistingCopiesWholePagesWhateverLiesAroundVariables) {
   MemRegion::unmap(region);
 }
 
+TEST_F(MemoryTest, UnshareGivesPrivatePagesWithTheSameContents) {
+  const std::size_t page = page_size();
+  void* area = mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(area, MAP_FAILED);
+  auto* bytes = static_cast<unsigned char*>(area);
+  for (std::size_t i = 0; i < 3 * page; ++i) bytes[i] = static_cast<unsigned char>(i * 7);
+  MemRegion* region = map_or_null({bytes + page, page, kMemShareExisting});
+  ASSERT_NE(region, nullptr);
+  EXPECT_NE(mapping_of(bytes + page).find("memfd:"), std::string::npos);
+  RemoteKey* key = nullptr;
+  ASSERT_EQ(RemoteKey::unpack(region->packed_key(), key), Status::Ok);
+  bytes[page + 5] = 0xab;  // written while shared
+  RemoteKey::destroy(key);
+  MemRegion::unshare(region);
+  EXPECT_EQ(mapping_of(bytes + page).find("memfd:"), std::string::npos);
+  EXPECT_NE(mapping_of(bytes + page).find(" rw-p "), std::string::npos);
+  for (std::size_t i = 0; i < 3 * page; ++i) {
+    const unsigned char expected = i == page + 5 ? 0xab : static_cast<unsigned char>(i * 7);
+    if (bytes[i] != expected) {
+      ADD_FAILURE() << "byte " << i << " changed";
+      break;
+    }
+  }
+  munmap(area, 3 * page);
+}
+
 // --- refusals ----------------------------------------------------------------------
+
+TEST_F(MemoryTest, ShareExistingRefusesTheStackAndSharedMemory) {
+  const std::size_t page = page_size();
+  // A page of this very stack frame's neighbourhood.
+  alignas(4096) char on_stack[2 * 4096] = {};
+  const auto first = (reinterpret_cast<uintptr_t>(on_stack) + page - 1) / page * page;
+  MemRegion* region = nullptr;
+  EXPECT_EQ(MemRegion::map({reinterpret_cast<void*>(first), page, kMemShareExisting}, region), Status::Unsupported);
+  EXPECT_EQ(region, nullptr);
+  // Memory already shared (a region of ours, a shared anonymous mapping).
+  MemRegion* allocated = map_or_null({nullptr, page, kMemAllocate});
+  ASSERT_NE(allocated, nullptr);
+  EXPECT_EQ(MemRegion::map({allocated->base(), page, kMemShareExisting}, region), Status::Unsupported);
+  MemRegion::unmap(allocated);
+  void* shared = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(shared, MAP_FAILED);
+  EXPECT_EQ(MemRegion::map({shared, page, kMemShareExisting}, region), Status::Unsupported);
+  munmap(shared, page);
+  // Read-only memory.
+  void* frozen = mmap(nullptr, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(frozen, MAP_FAILED);
+  EXPECT_EQ(MemRegion::map({frozen, page, kMemShareExisting}, region), Status::Unsupported);
+  munmap(frozen, page);
+  EXPECT_EQ(region, nullptr);
+  EXPECT_EQ(on_stack[0], 0);
+}
 
 TEST_F(MemoryTest, AllocationHonoursALargeAlignment) {
   // Up to 1 TiB: address space only, as much again reserved while mapping.

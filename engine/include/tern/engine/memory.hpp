@@ -22,8 +22,10 @@ enum MemMapFlags : unsigned {
   kMemAllocate = 1u << 0,
   // Make the existing private memory [address, address + length) shareable
   // in place: same addresses, same contents, read-write. Both must be page
-  // aligned. For a program's static data, which peers then reach by offset.
-  // Nothing else may write the range while this runs.
+  // aligned, and the range in private writable mappings off the stack. For
+  // a program's static data, which peers then reach by offset, or the
+  // memory of an MPI window. Nothing else may write the range while this
+  // runs (another thread, or a peer filling a receive posted in it).
   kMemShareExisting = 1u << 1,
 };
 
@@ -51,12 +53,18 @@ class MemRegion {
 
   // Maps a region as MemMapParams says. InvalidParam for a zero length,
   // unaligned or unmapped kMemShareExisting ranges or unknown flags (exactly
-  // one of kMemAllocate and kMemShareExisting must be set); NoMemory or
+  // one of kMemAllocate and kMemShareExisting must be set); Unsupported for
+  // a kMemShareExisting range in shared, read-only or stack pages; NoMemory or
   // IoError (logged with the system call's reason) when the system refuses.
   [[nodiscard]] static Status map(const MemMapParams& params, MemRegion*& region);
   // Unmaps a kMemAllocate region; a shared-in-place region stays mapped
   // (its addresses still hold the program's data) and only the handle goes.
   static void unmap(MemRegion* region) noexcept;
+  // As unmap, but a shared-in-place region first gets private pages again
+  // with the same contents (as a fork would expect of it), unless the system
+  // refuses the memory for the copy (it then stays shared). Nothing else may
+  // write the range while this runs, and peers must no longer reach it.
+  static void unshare(MemRegion* region) noexcept;
 
  private:
   MemRegion() = default;

@@ -270,6 +270,12 @@ class Worker {
   // Messages dropped as malformed so far (by the protocols; the transports
   // count their own).
   [[nodiscard]] uint64_t rejected_messages() const noexcept;
+  // Whether a peer may write into [address, address + length) for this
+  // worker: a receive into it is posted or being filled, or an RMA
+  // operation or a multi-buffer transfer (wherever its frames are) is under
+  // way. False means sharing the range in place (kMemShareExisting) loses
+  // no peer's write. A walk over every request: not for hot paths.
+  [[nodiscard]] bool receiving_into(const void* address, std::size_t length);
   // What the worker counts anyway, for tools (MPI_T performance variables):
   // a snapshot under the worker's lock. Tag sends are counted when posted,
   // by the transport of their endpoint.

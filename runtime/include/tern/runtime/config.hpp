@@ -47,6 +47,7 @@ struct Config {
   Switch cma_split = Switch::Auto;     // the sender of a large message copies part of it too
   Switch shm_rings = Switch::Auto;     // small messages through a ring per sender
   Switch coll_shm = Switch::Auto;      // MPI collectives of one-host communicators through a shared segment
+  Switch win_share = Switch::Auto;     // MPI_Win_create memory shared in place on one host (direct windows)
   Switch tm_offload = Switch::Auto;    // posted receives to a tag-matching device (shm: local senders match)
   std::size_t tm_threshold = 512u << 10;  // receives (and sends) from this size use the device
   std::size_t tm_threshold_mapped = 4u << 10;  // the same for receive buffers local peers map

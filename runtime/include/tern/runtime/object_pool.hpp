@@ -1,6 +1,8 @@
 // A free-list pool of T, grown in chunks so hot paths never call malloc.
-// T provides a `T* next_free` member. Objects are default-constructed once,
-// when their chunk is made, and reused after that.
+// T provides a `T* next_free` member, and may provide a `bool pooled`,
+// which the pool keeps true while the object is free (for for_each_object).
+// Objects are default-constructed once, when their chunk is made, and
+// reused after that.
 #pragma once
 
 #include <cstddef>
@@ -23,17 +25,28 @@ class ObjectPool {
     T* object = free_;
     free_ = object->next_free;
     object->next_free = nullptr;
+    if constexpr (kTracksPooled) object->pooled = false;
     ++in_use_;
     return object;
   }
 
   void put(T* object) noexcept {
+    if constexpr (kTracksPooled) object->pooled = true;
     object->next_free = free_;
     free_ = object;
     --in_use_;
   }
 
   [[nodiscard]] std::size_t in_use() const noexcept { return in_use_; }
+
+  // Calls f(T&) on every object the pool has made, free or not; a slow
+  // walk, for rare questions about what is in use (T's `pooled`).
+  template <typename F>
+  void for_each_object(F&& f) {
+    for (const std::unique_ptr<T[]>& block : blocks_) {
+      for (std::size_t i = 0; i < chunk_; ++i) f(block[i]);
+    }
+  }
 
  private:
   bool grow() noexcept {
@@ -51,6 +64,8 @@ class ObjectPool {
     }
     return true;
   }
+
+  static constexpr bool kTracksPooled = requires(T& object) { object.pooled = true; };
 
   std::size_t chunk_;
   T* free_ = nullptr;

@@ -110,8 +110,10 @@ void map_regions(State& s) {
     shared.address = reinterpret_cast<void*>(data.begin);
     shared.length = data.end - data.begin;
     shared.flags = engine::kMemShareExisting;
-    if (engine::MemRegion::map(shared, s.data_region) != Status::Ok) {
-      init_failed(&s, "cannot make the program's static data symmetric (see the log line above)");
+    if (const Status status = engine::MemRegion::map(shared, s.data_region); status != Status::Ok) {
+      init_failed(&s, status == Status::Unsupported
+                          ? "cannot make the program's static data symmetric: it is not all private writable memory"
+                          : "cannot make the program's static data symmetric (see the log line above)");
     }
     s.data_base = data.begin;
     s.data_size = data.end - data.begin;

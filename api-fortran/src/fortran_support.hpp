@@ -133,6 +133,9 @@ using GrequestCancelFn = void(MPI_Aint* extra_state, const MPI_Fint* complete, M
 // mpi_f08 as TYPE(C_PTR) by value: the same pointer either way).
 using DatarepConversionFn = void(void* userbuf, const MPI_Fint* datatype, const MPI_Fint* count, void* filebuf,
                                  const MPI_Offset* position, MPI_Aint* extra_state, MPI_Fint* ierror);
+// MPI_Register_datarep_c's: the count as an MPI_COUNT_KIND integer.
+using DatarepConversionFnC = void(void* userbuf, const MPI_Fint* datatype, const MPI_Count* count, void* filebuf,
+                                  const MPI_Offset* position, MPI_Aint* extra_state, MPI_Fint* ierror);
 using DatarepExtentFn = void(const MPI_Fint* datatype, MPI_Aint* extent, MPI_Aint* extra_state, MPI_Fint* ierror);
 using CopyAttrFn = void(const MPI_Fint* oldobject, const MPI_Fint* keyval, MPI_Aint* extra_state,
                         const MPI_Aint* attribute_val_in, MPI_Aint* attribute_val_out, MPI_Fint* flag,

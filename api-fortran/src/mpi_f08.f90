@@ -38,6 +38,7 @@ module mpi_f08
   procedure(MPI_Win_delete_attr_function) :: MPI_WIN_NULL_DELETE_FN
   ! No conversion in that direction (datarep.cpp).
   procedure(MPI_Datarep_conversion_function) :: MPI_CONVERSION_FN_NULL
+  procedure(MPI_Datarep_conversion_function_c) :: MPI_CONVERSION_FN_NULL_C
 
   interface
     subroutine MPI_Status_f2f08(f_status, f08_status, ierror)
@@ -55,5 +56,30 @@ module mpi_f08
       integer, intent(out) :: f_status(MPI_STATUS_SIZE)
       integer, optional, intent(out) :: ierror
     end subroutine MPI_Status_f082f
+
+    ! The large-count forms whose callbacks alone differ from the int
+    ! forms' (a procedure argument cannot tell a generic's specifics apart):
+    ! procedures of their own names, as MPI 4.0 has them (user_op_c.cpp,
+    ! datarep.cpp).
+    subroutine MPI_Op_create_c(user_fn, commute, op, ierror)
+      import
+      implicit none
+      procedure(MPI_User_function_c) :: user_fn
+      logical, intent(in) :: commute
+      type(MPI_Op), intent(out) :: op
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Op_create_c
+
+    subroutine MPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, &
+        & dtype_file_extent_fn, extra_state, ierror)
+      import
+      implicit none
+      character(len=*), intent(in) :: datarep
+      procedure(MPI_Datarep_conversion_function_c) :: read_conversion_fn
+      procedure(MPI_Datarep_conversion_function_c) :: write_conversion_fn
+      procedure(MPI_Datarep_extent_function) :: dtype_file_extent_fn
+      integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra_state
+      integer, optional, intent(out) :: ierror
+    end subroutine MPI_Register_datarep_c
   end interface
 end module mpi_f08

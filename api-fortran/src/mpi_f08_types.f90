@@ -3,7 +3,7 @@
 ! to the same entry points as the integers of mpif.h and `use mpi`.
 module tern_mpi_f08_types
   use, intrinsic :: iso_c_binding, only: c_int, c_ptr
-  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_OFFSET_KIND, MPI_STATUS_SIZE
+  use tern_mpi_constants, only: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND, MPI_STATUS_SIZE
   use tern_mpi_f08_handles
   implicit none
   private
@@ -45,8 +45,17 @@ module tern_mpi_f08_types
       integer :: len
       type(MPI_Datatype) :: datatype
     end subroutine MPI_User_function
+
+    ! MPI_Op_create_c's: the length as an MPI_COUNT_KIND integer.
+    subroutine MPI_User_function_c(invec, inoutvec, len, datatype)
+      import :: c_ptr, MPI_Datatype, MPI_COUNT_KIND
+      implicit none
+      type(c_ptr), value :: invec, inoutvec
+      integer(kind=MPI_COUNT_KIND) :: len
+      type(MPI_Datatype) :: datatype
+    end subroutine MPI_User_function_c
   end interface
-  public :: MPI_User_function
+  public :: MPI_User_function, MPI_User_function_c
 
   ! Error handlers take the object's handle and the error code by reference.
   abstract interface
@@ -182,6 +191,18 @@ module tern_mpi_f08_types
       integer(kind=MPI_ADDRESS_KIND) :: extra_state
     end subroutine MPI_Datarep_conversion_function
 
+    ! MPI_Register_datarep_c's: the count as an MPI_COUNT_KIND integer.
+    subroutine MPI_Datarep_conversion_function_c(userbuf, datatype, count, filebuf, position, extra_state, ierror)
+      import :: c_ptr, MPI_Datatype, MPI_OFFSET_KIND, MPI_ADDRESS_KIND, MPI_COUNT_KIND
+      implicit none
+      type(c_ptr), value :: userbuf, filebuf
+      type(MPI_Datatype) :: datatype
+      integer(kind=MPI_COUNT_KIND) :: count
+      integer :: ierror
+      integer(kind=MPI_OFFSET_KIND) :: position
+      integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    end subroutine MPI_Datarep_conversion_function_c
+
     subroutine MPI_Datarep_extent_function(datatype, extent, extra_state, ierror)
       import :: MPI_Datatype, MPI_ADDRESS_KIND
       implicit none
@@ -190,5 +211,5 @@ module tern_mpi_f08_types
       integer :: ierror
     end subroutine MPI_Datarep_extent_function
   end interface
-  public :: MPI_Datarep_conversion_function, MPI_Datarep_extent_function
+  public :: MPI_Datarep_conversion_function, MPI_Datarep_conversion_function_c, MPI_Datarep_extent_function
 end module tern_mpi_f08_types

@@ -126,12 +126,16 @@ bool share_created_memory(Window& win) {
   engine::MemMapParams control;
   control.length = kControlBytes;
   bool made = engine::MemRegion::map(control, win.region) == Status::Ok;
-  if (made && win.bytes > 0) {
+  // Asked again just before the swap: the collectives above progressed
+  // the engine, which may have posted a receive into the window since.
+  if (made && win.bytes > 0 && pages_are_ours(win)) {
     engine::MemMapParams pages;
     pages.address = win.base;
     pages.length = static_cast<std::size_t>(win.bytes);
     pages.flags = engine::kMemShareExisting;
     made = engine::MemRegion::map(pages, win.shared_in_place) == Status::Ok;
+  } else if (win.bytes > 0) {
+    made = false;
   }
   std::span<const std::byte> control_key;
   std::span<const std::byte> data_key;

@@ -41,6 +41,7 @@ class MultiRecv final : public MultiTransfer {
   std::vector<std::byte> header;
   std::vector<std::byte> continuation;
   bool continuation_read = false;
+  std::size_t header_frames = 0;  // described by the first header
   Endpoint* sender = nullptr;
   uint64_t ack_id = 0;
   uint64_t sender_tag = 0;
@@ -145,7 +146,8 @@ void MultiRecv::on_header(Status status, const TagRecvInfo& info) {
     return finish();
   }
   ack_id = h.ack_id;
-  const std::size_t first = std::min<uint64_t>(h.frame_count, proto::kFramesPerHeader);
+  const std::size_t most = std::min<uint64_t>(h.frame_count, proto::kFramesPerHeader);
+  const std::size_t first = std::min<uint64_t>(h.header_frames, most);
   const std::size_t descriptors = first * sizeof(proto::FrameDescriptor);
   const std::size_t rest = h.frame_count > first ? h.frame_count - first : 0;
   const bool chained_fits = rest == 0 ? h.continuation_length == 0
@@ -153,12 +155,15 @@ void MultiRecv::on_header(Status status, const TagRecvInfo& info) {
                                             h.continuation_length - rest * sizeof(proto::FrameDescriptor) <=
                                                 proto::kMultiContinuationInlineBytes &&
                                             h.continuation_address != 0 && ack_id != 0;
-  if (h.frame_count > kMaxMultiFrames || length < sizeof(h) + descriptors || !chained_fits) {
+  if (h.frame_count > kMaxMultiFrames || h.header_frames != first || length < sizeof(h) + descriptors ||
+      !chained_fits) {
     (void)malformed("the header's frame count or chained header does not add up", length);
     return finish();
   }
+  header_frames = first;
   try {
     frames.resize(h.frame_count);
+    continuation = worker.multi_transfers_.take_buffer();
     continuation.resize(h.continuation_length);
   } catch (const std::bad_alloc&) {
     TERN_LOG(Error, "tag_recv_multi: no memory to describe %llu frames",
@@ -182,10 +187,10 @@ void MultiRecv::on_fetches_done() {
   }
   if (failure == Status::Ok && !continuation.empty() && !continuation_read) {
     continuation_read = true;
-    const std::size_t rest = frames.size() - proto::kFramesPerHeader;
+    const std::size_t rest = frames.size() - header_frames;
     const std::size_t descriptors = rest * sizeof(proto::FrameDescriptor);
     start_phase();
-    (void)place_frames(continuation.data(), proto::kFramesPerHeader, rest,
+    (void)place_frames(continuation.data(), header_frames, rest,
                        {continuation.data() + descriptors, continuation.size() - descriptors});
     return end_phase();
   }
@@ -197,6 +202,7 @@ void MultiRecv::on_fetches_done() {
 void MultiRecv::finish() {
   if (ack_id != 0 && sender != nullptr && sender->failure == Status::Ok) worker.send_ack(sender, ack_id);
   worker.post_slot(done, failure, {sender_tag, total_bytes});
+  worker.multi_transfers_.give_buffer(std::move(continuation));
   worker.multi_transfers_.finish(this);
 }
 

@@ -3,6 +3,7 @@
 // for the receiver to fetch, and the transfer waits for the receiver's
 // acknowledgement before those offers are withdrawn.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <span>
@@ -22,10 +23,40 @@ class MultiSend final : public MultiTransfer {
   Callback callback;
   uint64_t tag = 0;
   std::size_t total_bytes = 0;
-  std::vector<std::byte> header;        // the first header message
-  std::vector<std::byte> continuation;  // the chained header, fetched by the receiver
-  std::vector<uint64_t> offers;         // the lane's offers to withdraw at the end
-  bool fetched = false;                 // the receiver fetches something, and acknowledges
+  ~MultiSend() override { release_continuation(); }
+
+  // The chained header's memory: where the receiver maps it (the lane's
+  // shared arena), so that its fetch is a plain copy and not a kernel copy
+  // page by page, from the blocks held sends keep (fresh arena pages cost
+  // a fault each on both sides, more than the copy); else the heap. False
+  // when there is neither.
+  bool allocate_continuation(std::size_t size) {
+    block = worker->held_cache_.get(endpoint->iface, size);
+    continuation = static_cast<std::byte*>(block.memory);
+    if (continuation == nullptr) {
+      block = {};
+      continuation = static_cast<std::byte*>(std::malloc(size == 0 ? 1 : size));
+    }
+    continuation_size = continuation != nullptr ? size : 0;
+    return continuation != nullptr;
+  }
+  void release_continuation() noexcept {
+    if (continuation == nullptr) return;
+    if (block.memory != nullptr) {
+      worker->held_cache_.put(block);
+    } else {
+      std::free(continuation);
+    }
+    continuation = nullptr;
+    continuation_size = 0;
+  }
+
+  std::vector<std::byte> header;  // the first header message
+  std::byte* continuation = nullptr;  // the chained header, fetched by the receiver
+  std::size_t continuation_size = 0;
+  HeldCache::Block block;  // the continuation's arena block (memory null: the heap)
+  std::vector<uint64_t> offers;   // the lane's offers to withdraw at the end
+  bool fetched = false;           // the receiver fetches something, and acknowledges
 };
 
 Status check_frames(std::span<const SendFrame> frames) {
@@ -108,9 +139,23 @@ void on_multi_sent(void* user_data, Status status, const TagRecvInfo&) {
   worker.deliver(callback, status, info);
 }
 
+// How many frames the first header describes: the longest run from the
+// first (at most kFramesPerHeader) whose small frames all fit in it.
+std::size_t header_run(std::span<const SendFrame> frames, std::size_t eager_limit) {
+  const std::size_t most = std::min(frames.size(), proto::kFramesPerHeader);
+  std::size_t room = proto::kMultiFirstInlineBytes;
+  for (std::size_t i = 0; i < most; ++i) {
+    const std::size_t size = frames[i].size;
+    if (size >= eager_limit) continue;  // fetched wherever it is described
+    if (size > room) return i;
+    room -= size;
+  }
+  return most;
+}
+
 Status build(MultiSend& send, std::span<const SendFrame> frames) {
-  const std::size_t first = std::min(frames.size(), proto::kFramesPerHeader);
-  const std::size_t eager_limit = send.endpoint->rndv_threshold;
+  const std::size_t eager_limit = std::min(send.endpoint->rndv_threshold, proto::kMultiInlineFrameBytes);
+  const std::size_t first = header_run(frames, eager_limit);
   std::vector<bool> inlined;
   const std::size_t first_inline =
       choose_inline(frames.first(first), eager_limit, proto::kMultiFirstInlineBytes, inlined);
@@ -118,6 +163,7 @@ Status build(MultiSend& send, std::span<const SendFrame> frames) {
   header.magic = proto::kMultiMagic;
   header.sender_uuid = send.worker->uuid_;
   header.frame_count = frames.size();
+  header.header_frames = first;
   try {
     send.header.resize(sizeof(header) + first * sizeof(proto::FrameDescriptor) + first_inline);
     lay_out(send, frames.first(first), send.header.data() + sizeof(header), inlined);
@@ -125,12 +171,14 @@ Status build(MultiSend& send, std::span<const SendFrame> frames) {
       const auto rest = frames.subspan(first);
       const std::size_t rest_inline =
           choose_inline(rest, eager_limit, proto::kMultiContinuationInlineBytes, inlined);
-      send.continuation.resize(rest.size() * sizeof(proto::FrameDescriptor) + rest_inline);
-      lay_out(send, rest, send.continuation.data(), inlined);
+      if (!send.allocate_continuation(rest.size() * sizeof(proto::FrameDescriptor) + rest_inline)) {
+        throw std::bad_alloc();
+      }
+      lay_out(send, rest, send.continuation, inlined);
       send.fetched = true;
-      header.continuation_address = reinterpret_cast<uint64_t>(send.continuation.data());
-      header.continuation_length = send.continuation.size();
-      header.continuation_key = send.endpoint->lane->offer_zcopy(send.continuation.data(), send.continuation.size());
+      header.continuation_address = reinterpret_cast<uint64_t>(send.continuation);
+      header.continuation_length = send.continuation_size;
+      header.continuation_key = send.endpoint->lane->offer_zcopy(send.continuation, send.continuation_size);
       if (header.continuation_key != 0) send.offers.push_back(header.continuation_key);
     }
   } catch (const std::bad_alloc&) {

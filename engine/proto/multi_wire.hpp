@@ -1,15 +1,19 @@
 // On-the-wire layout of multi-buffer transfers (multi.hpp). The first header
 // travels as the payload of an ordinary tagged message:
 //
-//   MultiHeader | FrameDescriptor x min(frame_count, kFramesPerHeader) | inline bytes
+//   MultiHeader | FrameDescriptor x header_frames | inline bytes
 //
 // and the chained header, when there is one, lies in the sender's memory
-// for the receiver to fetch (continuation_*):
+// (where the receiver maps it if it can: the lane's shared arena) for the
+// receiver to fetch (continuation_*):
 //
-//   FrameDescriptor x (frame_count - kFramesPerHeader) | inline bytes
+//   FrameDescriptor x (frame_count - header_frames) | inline bytes
 //
 // A frame's inline bytes follow its header's descriptors in frame order;
-// the other frames are fetched from `address` with `offer_key`.
+// the other frames are fetched from `address` with `offer_key`. The first
+// header describes the longest run of frames (at most kFramesPerHeader)
+// whose small ones all fit in it: a small frame is cheaper carried in the
+// chained header, in one fetch with the others, than fetched alone.
 #pragma once
 
 #include <cstddef>
@@ -18,10 +22,14 @@
 
 namespace tern::engine::proto {
 
-inline constexpr uint64_t kMultiMagic = 0x31544c554d4e5254;  // "TRNMULT1"
+inline constexpr uint64_t kMultiMagic = 0x32544c554d4e5254;  // "TRNMULT2"
 inline constexpr std::size_t kFramesPerHeader = 64;
 // The first header message at most: what a receiver posts for it.
 inline constexpr std::size_t kMultiHeaderMessageBytes = 8192;
+// Frames up to this size (and below the lane's rendezvous threshold) travel
+// inline, in a header; larger ones are fetched each by itself, a copy the
+// receiver and the sender share.
+inline constexpr std::size_t kMultiInlineFrameBytes = 16 * 1024;
 // Inline bytes in the chained header at most (beyond, frames are fetched).
 inline constexpr std::size_t kMultiContinuationInlineBytes = std::size_t{16} << 20;
 
@@ -33,6 +41,7 @@ struct MultiHeader {
   uint64_t continuation_address;
   uint64_t continuation_key;
   uint64_t continuation_length;  // 0: no chained header
+  uint64_t header_frames;        // frames described in this header; the rest in the chained one
 };
 
 enum FrameFlags : uint32_t {
@@ -48,7 +57,7 @@ struct FrameDescriptor {
   uint32_t flags;      // FrameFlags
 };
 
-static_assert(std::is_trivially_copyable_v<MultiHeader> && sizeof(MultiHeader) == 56);
+static_assert(std::is_trivially_copyable_v<MultiHeader> && sizeof(MultiHeader) == 64);
 static_assert(std::is_trivially_copyable_v<FrameDescriptor> && sizeof(FrameDescriptor) == 32);
 
 // Room for inline bytes in the first header message.

@@ -3,9 +3,11 @@
 // number or sizes beforehand and allocates each as it learns of it.
 //
 // On the wire: one header message, tagged with the transfer's tag, that
-// carries the frame count and the first 64 frames' sizes and memory kinds;
-// beyond those a second, chained header the receiver fetches, with the
-// rest. Frames below the lane's rendezvous threshold travel eagerly, copied
+// carries the frame count and the sizes and memory kinds of the first
+// frames (up to 64, as long as their small ones fit in it); beyond those a
+// second, chained header the receiver fetches, with the rest, from memory it
+// maps where it can (the shared arena, reused between transfers). Frames of
+// up to 16 KiB below the lane's rendezvous threshold travel eagerly, copied
 // inside the headers (up to about 6 KiB of them in the first, 16 MiB in the
 // chained one); larger ones (and small ones once that room is used) are
 // fetched by the receiver straight from the sender's buffers, as a

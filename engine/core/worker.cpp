@@ -248,6 +248,20 @@ void Worker::mem_free(void* pointer) {
   std::free(pointer);
 }
 
+bool Worker::mem_mapped_by_peers(const void* pointer, std::size_t length) {
+  WorkerImpl::Guard guard(*impl_);
+  for (auto& iface : impl_->ifaces_) {
+    if (iface->mem_owns(pointer, length)) return true;
+  }
+  return false;
+}
+
+void* Worker::map_peer_memory(Endpoint* endpoint, uint64_t address, std::size_t length) {
+  WorkerImpl::Guard guard(*impl_);
+  if (!impl_->owns(endpoint) || endpoint->lane == nullptr || length == 0) return nullptr;
+  return endpoint->lane->map_remote(address, length);
+}
+
 std::vector<std::string> Worker::transport_names() const { return impl_->transport_names(); }
 
 void Worker::release_shared_names() noexcept {

@@ -117,6 +117,12 @@ class Ep {
   // data while the peer moves the rest. Returns 0 when the transport has no
   // offer to give (the peer's get then copies everything). The owner
   // withdraws the offer only after the peer has reported its get complete.
+  // Where the peer's [address, address + length) is mapped in this process,
+  // if it is (shm: the peer's shared arena); null otherwise. The mapping
+  // lasts as long as the endpoint.
+  [[nodiscard]] virtual std::byte* map_remote(uint64_t /*address*/, std::size_t /*length*/) noexcept {
+    return nullptr;
+  }
   [[nodiscard]] virtual uint64_t offer_zcopy(const void* /*local*/, std::size_t /*length*/) noexcept { return 0; }
   virtual void withdraw_zcopy(uint64_t /*key*/) noexcept {}
 

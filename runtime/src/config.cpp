@@ -36,9 +36,9 @@ constexpr ConfigVariable kVariables[] = {
     {"TERN_WIN_SHARE", "auto", "auto|on|off",
      "MPI_Win_create windows of whole pages (base and size page aligned) whose ranks share one host: each "
      "rank's memory is made shareable in place (same addresses and contents) so that origins reach it directly, "
-     "as MPI_Win_allocate's. auto: under MPI_THREAD_SINGLE without a progress thread; on: under any thread "
-     "level (no other thread may write the window while MPI_Win_create and MPI_Win_free run); off: the targets "
-     "serve MPI_Win_create windows."},
+     "as MPI_Win_allocate's (memory from MPI_Alloc_mem, which peers map already, at any alignment). auto: under "
+     "MPI_THREAD_SINGLE without a progress thread; on: under any thread level (no other thread may write the "
+     "window while MPI_Win_create and MPI_Win_free run); off: the targets serve MPI_Win_create windows."},
     {"TERN_SHM_RINGS", "auto", "auto|on|off",
      "Messages of up to 16 bytes on a node go through a ring per sender, two to a cache line, instead of one "
      "FIFO cell each. off: every message through the FIFO."},

@@ -21,9 +21,12 @@
 //  - no receive into it is open that a peer may still fill;
 //  - the pages are private writable memory off the stack (the engine checks).
 // At MPI_Win_free, under the same conditions, the pages become private
-// again (a forked child then copies them as it would have). Where any rank
-// cannot share (most often: a window that does not cover whole pages), the
-// window is served by its targets.
+// again (a forked child then copies them as it would have). Memory from
+// MPI_Alloc_mem needs none of this: it is in the engine's shared arena,
+// which the peers map already, at any alignment and thread level. Where any
+// rank cannot share (most often: heap memory that does not cover whole
+// pages), the window is served by its targets. MPI_Win_get_info says which
+// (tern_access: direct or served).
 #include <unistd.h>
 
 #include <cstring>
@@ -39,6 +42,10 @@ std::size_t page_size() noexcept {
   return size;
 }
 
+// The data part of a rank's blob (map_peers) that says "my window is in my
+// shared arena, which you map already": one byte, where a key has many.
+constexpr std::byte kInArena{0xa5};
+
 // Whether this rank's window is whole pages that nothing but this call can
 // write now.
 bool pages_are_ours(const Window& win) {
@@ -49,6 +56,13 @@ bool pages_are_ours(const Window& win) {
   const auto bytes = static_cast<std::size_t>(win.bytes);
   if (reinterpret_cast<uintptr_t>(win.base) % page != 0 || bytes % page != 0) return false;
   return !g_state->worker->receiving_into(win.base, bytes);
+}
+
+// Memory from MPI_Alloc_mem (the engine's shared arena): the peers map it
+// already, whatever its alignment, and nothing is swapped.
+bool in_arena(const Window& win) {
+  return win.bytes > 0 && g_state->win_share != runtime::Switch::Off &&
+         g_state->worker->mem_mapped_by_peers(win.base, static_cast<std::size_t>(win.bytes));
 }
 
 }  // namespace
@@ -104,6 +118,16 @@ bool map_peers(Window& win, std::span<const std::byte> control_key, std::span<co
       if (peer.size != 0) mapped = 0;  // memory the rank did not share
       continue;
     }
+    if (data_length == 1 && blob[sizeof(control_length) + control_length] == kInArena) {
+      // In the rank's shared arena: ours as it is, a peer's as we map it.
+      const auto bytes = static_cast<std::size_t>(peer.size);
+      peer.mapped = static_cast<int>(r) == win.rank
+                        ? static_cast<std::byte*>(win.base)
+                        : static_cast<std::byte*>(g_state->worker->map_peer_memory(
+                              comm_endpoint(*find_comm(win.comm), static_cast<int>(r)), peer.base, bytes));
+      if (peer.mapped == nullptr) mapped = 0;
+      continue;
+    }
     engine::RemoteKey* data = nullptr;
     if (engine::RemoteKey::unpack({blob + sizeof(control_length) + control_length, data_length}, data) != Status::Ok) {
       mapped = 0;
@@ -120,7 +144,8 @@ bool map_peers(Window& win, std::span<const std::byte> control_key, std::span<co
 }
 
 bool share_created_memory(Window& win) {
-  int mine = pages_are_ours(win) ? 1 : 0;
+  const bool arena = in_arena(win);
+  int mine = arena || pages_are_ours(win) ? 1 : 0;
   int everyone = 0;
   if (PMPI_Allreduce(&mine, &everyone, 1, MPI_INT, MPI_MIN, win.comm) != MPI_SUCCESS || everyone == 0) return false;
   engine::MemMapParams control;
@@ -128,7 +153,9 @@ bool share_created_memory(Window& win) {
   bool made = engine::MemRegion::map(control, win.region) == Status::Ok;
   // Asked again just before the swap: the collectives above progressed
   // the engine, which may have posted a receive into the window since.
-  if (made && win.bytes > 0 && pages_are_ours(win)) {
+  if (arena) {
+    // Nothing to swap: the blob says where the memory is.
+  } else if (made && win.bytes > 0 && pages_are_ours(win)) {
     engine::MemMapParams pages;
     pages.address = win.base;
     pages.length = static_cast<std::size_t>(win.bytes);
@@ -143,6 +170,7 @@ bool share_created_memory(Window& win) {
     win.control = reinterpret_cast<WinControl*>(win.region->base());
     control_key = win.region->packed_key();
     if (win.shared_in_place != nullptr) data_key = win.shared_in_place->packed_key();
+    if (arena) data_key = {&kInArena, 1};
   }
   if (map_peers(win, control_key, data_key, kDataApart)) return true;
   TERN_LOG(Debug, "mpi: an MPI_Win_create window's memory could not be shared on every rank: its targets serve it");

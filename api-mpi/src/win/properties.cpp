@@ -128,7 +128,11 @@ int PMPI_Win_get_info(MPI_Win handle, MPI_Info* info_used) {
   Window* win = nullptr;
   if (int err = find_window_checked(kFunction, handle, win); err != MPI_SUCCESS) return err;
   if (info_used == nullptr) return raise_win(win, MPI_ERR_ARG, kFunction, "null info_used argument");
-  *info_used = make_info(win->info);
+  // The hints the program gave, and how this window reaches its targets
+  // (win/mapping.cpp): "direct" (copies into memory mapped here) or "served".
+  InfoEntries used = win->info;
+  used.emplace_back("tern_access", win->direct ? "direct" : "served");
+  *info_used = make_info(std::move(used));
   if (*info_used == MPI_INFO_NULL) return raise_win(win, MPI_ERR_NO_MEM, kFunction, "out of info objects");
   return MPI_SUCCESS;
 }

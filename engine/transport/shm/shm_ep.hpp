@@ -53,6 +53,9 @@ class ShmEp final : public Ep {
   [[nodiscard]] Status put_zcopy(const void* local, std::size_t length, RemoteMemory remote,
                                  Completion* comp) override;
   [[nodiscard]] uint64_t offer_zcopy(const void* local, std::size_t length) noexcept override;
+  [[nodiscard]] std::byte* map_remote(uint64_t address, std::size_t length) noexcept override {
+    return arena_.translate(address, length);
+  }
   void withdraw_zcopy(uint64_t key) noexcept override;
   [[nodiscard]] uint64_t peer_unread() noexcept override { return fifo_.unread(); }
   [[nodiscard]] Status tag_offload_send(uint64_t tag, uint64_t sender_uuid, const void* buffer, std::size_t length,

@@ -1,9 +1,13 @@
-// MPI_Win_create memory shared in place on one host (api-mpi/src/win/
-// mapping.cpp), Tern's own behaviour: run with `shared` where the pages
-// are expected to be swapped for shared ones (MPI_THREAD_SINGLE, no
-// progress thread), with `served` where they must stay private
-// (TERN_WIN_SHARE=off). Either way every operation gives MPI's results.
+// MPI_Win_create memory reached directly on one host (api-mpi/src/win/
+// mapping.cpp), Tern's own behaviour: run with `shared` where pages are
+// expected to be swapped for shared ones and MPI_Alloc_mem windows direct
+// (MPI_THREAD_SINGLE, no progress thread), `arena` where only MPI_Alloc_mem
+// windows are direct (a progress thread), `served` where nothing is
+// (TERN_WIN_SHARE=off). MPI_Win_get_info's tern_access must say the same.
+// Either way every operation gives MPI's results.
 //
+//  - A window over MPI_Alloc_mem memory of an odd size: every rank
+//    accumulates into every other's, and puts and gets see each other.
 //  - A window of whole pages inside a heap block: its pages are shared (or
 //    not) as expected, the block's other pages stay private, and after
 //    MPI_Win_free the pages are private again with the window's last
@@ -29,7 +33,8 @@
 namespace {
 
 int g_rank = 0, g_size = 0;
-bool g_expect_shared = false;
+bool g_expect_shared = false;  // page windows swapped and direct
+bool g_expect_arena = false;   // MPI_Alloc_mem windows direct
 
 // The permissions /proc/self/maps gives the page that holds `address`
 // ("rw-p", "rw-s", ...), or "" when no mapping holds it.
@@ -53,6 +58,61 @@ std::string permissions_of(const void* address) {
 
 bool is_shared(const void* address) { return permissions_of(address) == "rw-s"; }
 
+// MPI_Win_get_info's tern_access: "direct" or "served".
+std::string access_of(MPI_Win win) {
+  MPI_Info info;
+  CHECK(MPI_Win_get_info(win, &info) == MPI_SUCCESS);
+  char value[32] = {};
+  int length = sizeof(value) - 1, found = 0;
+  CHECK(MPI_Info_get_string(info, "tern_access", &length, value, &found) == MPI_SUCCESS);
+  MPI_Info_free(&info);
+  return found != 0 ? value : "";
+}
+
+const char* expected_access(bool direct) { return direct ? "direct" : "served"; }
+
+void alloc_mem_window() {
+  const MPI_Aint bytes = 1000 + 8 * g_rank;  // not whole pages, not the same everywhere
+  long* memory = nullptr;
+  CHECK(MPI_Alloc_mem(bytes, MPI_INFO_NULL, &memory) == MPI_SUCCESS);
+  const int count = static_cast<int>(bytes / static_cast<MPI_Aint>(sizeof(long)));
+  for (int i = 0; i < count; ++i) memory[i] = 0;
+  MPI_Win win;
+  CHECK(MPI_Win_create(memory, bytes, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &win) == MPI_SUCCESS);
+  CHECK(access_of(win) == expected_access(g_expect_arena));
+  // Slot 0 of every window: every rank adds (its rank + 1), 50 times.
+  constexpr int kRounds = 50;
+  MPI_Win_lock_all(0, win);
+  for (int round = 0; round < kRounds; ++round) {
+    const long add = g_rank + 1;
+    for (int target = 0; target < g_size; ++target) {
+      MPI_Accumulate(&add, 1, MPI_LONG, target, 0, 1, MPI_LONG, MPI_SUM, win);
+    }
+  }
+  MPI_Win_flush_all(win);
+  // Slot 1 + rank of the right neighbour: our rank.
+  const int right = (g_rank + 1) % g_size;
+  const long mine = 100 + g_rank;
+  MPI_Put(&mine, 1, MPI_LONG, right, 1 + g_rank, 1, MPI_LONG, win);
+  MPI_Win_flush(right, win);
+  MPI_Win_unlock_all(win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_lock(MPI_LOCK_SHARED, g_rank, 0, win);
+  const long expected_sum = static_cast<long>(kRounds) * g_size * (g_size + 1) / 2;
+  CHECK(memory[0] == expected_sum);
+  const int left = (g_rank + g_size - 1) % g_size;
+  CHECK(memory[1 + left] == 100 + left);
+  MPI_Win_unlock(g_rank, win);
+  long got = -1;
+  MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
+  MPI_Get(&got, 1, MPI_LONG, right, 0, 1, MPI_LONG, win);
+  MPI_Win_unlock(right, win);
+  CHECK(got == expected_sum);
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(MPI_Win_free(&win) == MPI_SUCCESS);
+  CHECK(MPI_Free_mem(memory) == MPI_SUCCESS);
+}
+
 unsigned char pattern(int rank, std::size_t i) { return static_cast<unsigned char>(rank * 37 + i * 11 + 1); }
 
 void page_window() {
@@ -70,6 +130,7 @@ void page_window() {
   CHECK(is_shared(window_base) == g_expect_shared);
   CHECK(is_shared(window_base + window_bytes - 1) == g_expect_shared);
   CHECK(!is_shared(memory) && !is_shared(memory + 3 * page));  // the pages around it
+  CHECK(access_of(win) == expected_access(g_expect_shared));
   for (std::size_t i = 0; i < block; ++i) CHECK(memory[i] == pattern(g_rank, i));
   memory[7] = 0xee;
   window_base[window_bytes + 3] = 0xdd;
@@ -157,6 +218,7 @@ void never_shared() {
     CHECK(MPI_Win_create(slots, static_cast<MPI_Aint>(2 * page - 50), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
                          &unaligned) == MPI_SUCCESS);
     CHECK(!is_shared(slots) && !is_shared(block + 2 * page));
+    CHECK(access_of(unaligned) == "served");
     all_put_all(unaligned, slots);
     CHECK(MPI_Win_free(&unaligned) == MPI_SUCCESS);
     std::free(block);
@@ -166,6 +228,7 @@ void never_shared() {
   MPI_Win win;
   CHECK(MPI_Win_create(on_stack, sizeof(on_stack), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win) == MPI_SUCCESS);
   CHECK(!is_shared(on_stack));
+  CHECK(access_of(win) == "served");
   all_put_all(win, on_stack);
   CHECK(MPI_Win_free(&win) == MPI_SUCCESS);
 
@@ -182,6 +245,7 @@ void never_shared() {
   CHECK(MPI_Win_create(slots, static_cast<MPI_Aint>(page), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win) ==
         MPI_SUCCESS);
   CHECK(!is_shared(slots));
+  CHECK(access_of(win) == "served");
   std::vector<int> message(16, 1000 + g_rank);
   MPI_Send(message.data(), 16, MPI_INT, to, 7, MPI_COMM_WORLD);
   MPI_Wait(&receive, MPI_STATUS_IGNORE);
@@ -197,6 +261,8 @@ void never_shared() {
   CHECK(MPI_Win_create(both, page_bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &first) == MPI_SUCCESS);
   CHECK(is_shared(both) == g_expect_shared);
   CHECK(MPI_Win_create(both, page_bytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &second) == MPI_SUCCESS);
+  CHECK(access_of(first) == expected_access(g_expect_shared));
+  CHECK(access_of(second) == "served");
   all_put_all(first, both);
   for (int r = 0; r < g_size; ++r) both[r] = -1;
   all_put_all(second, both);
@@ -213,12 +279,15 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-  if (argc != 2 || (std::strcmp(argv[1], "shared") != 0 && std::strcmp(argv[1], "served") != 0)) {
-    if (g_rank == 0) std::fprintf(stderr, "usage: mpi_win_share shared|served\n");
+  const std::string mode = argc == 2 ? argv[1] : "";
+  if (mode != "shared" && mode != "arena" && mode != "served") {
+    if (g_rank == 0) std::fprintf(stderr, "usage: mpi_win_share shared|arena|served\n");
     MPI_Finalize();
     return 2;
   }
-  g_expect_shared = std::strcmp(argv[1], "shared") == 0;
+  g_expect_shared = mode == "shared";
+  g_expect_arena = mode != "served";
+  alloc_mem_window();
   page_window();
   target_that_never_calls_mpi();
   never_shared();

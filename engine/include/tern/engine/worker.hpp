@@ -238,6 +238,13 @@ class Worker {
   [[nodiscard]] void* mem_alloc(std::size_t size);
   // Frees what mem_alloc returned (null is ignored).
   void mem_free(void* pointer);
+  // Whether [pointer, pointer + length) lies in memory from mem_alloc that
+  // peers on this node map (a transport's shared arena).
+  [[nodiscard]] bool mem_mapped_by_peers(const void* pointer, std::size_t length);
+  // Where the peer behind `endpoint` has its [address, address + length)
+  // mapped in this process, if it does (memory from its mem_alloc, reached
+  // over shared memory); null otherwise. Valid while the endpoint lives.
+  [[nodiscard]] void* map_peer_memory(Endpoint* endpoint, uint64_t address, std::size_t length);
 
   // Unlinks the names of this worker's shared resources now (for a process
   // about to end without destroying the worker: abort, fatal errors).

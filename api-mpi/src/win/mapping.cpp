@@ -145,17 +145,20 @@ bool map_peers(Window& win, std::span<const std::byte> control_key, std::span<co
 
 bool share_created_memory(Window& win) {
   const bool arena = in_arena(win);
-  int mine = arena || pages_are_ours(win) ? 1 : 0;
+  // A rank without memory has nothing to swap: it only maps the others.
+  const bool nothing = win.bytes == 0 && g_state->win_share != runtime::Switch::Off;
+  int mine = nothing || arena || pages_are_ours(win) ? 1 : 0;
   int everyone = 0;
   if (PMPI_Allreduce(&mine, &everyone, 1, MPI_INT, MPI_MIN, win.comm) != MPI_SUCCESS || everyone == 0) return false;
   engine::MemMapParams control;
   control.length = kControlBytes;
   bool made = engine::MemRegion::map(control, win.region) == Status::Ok;
-  // Asked again just before the swap: the collectives above progressed
-  // the engine, which may have posted a receive into the window since.
   if (arena) {
     // Nothing to swap: the blob says where the memory is.
   } else if (made && win.bytes > 0 && pages_are_ours(win)) {
+    // pages_are_ours asked again just before the swap: the collectives
+    // above progressed the engine, which may have posted a receive into the
+    // window since.
     engine::MemMapParams pages;
     pages.address = win.base;
     pages.length = static_cast<std::size_t>(win.bytes);

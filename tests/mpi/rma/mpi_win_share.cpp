@@ -110,6 +110,20 @@ void alloc_mem_window() {
   CHECK(got == expected_sum);
   MPI_Barrier(MPI_COMM_WORLD);
   CHECK(MPI_Win_free(&win) == MPI_SUCCESS);
+  // Rank 0 without memory: it swaps nothing and does not keep the others
+  // from being direct.
+  CHECK(MPI_Win_create(g_rank == 0 ? nullptr : memory, g_rank == 0 ? 0 : bytes, sizeof(long), MPI_INFO_NULL,
+                       MPI_COMM_WORLD, &win) == MPI_SUCCESS);
+  CHECK(access_of(win) == expected_access(g_expect_arena));
+  if (g_size > 1) {
+    const long value = 7;
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
+    MPI_Put(&value, 1, MPI_LONG, 1, 2, 1, MPI_LONG, win);
+    MPI_Win_unlock(1, win);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (g_rank == 1) CHECK(memory[2] == 7);
+  CHECK(MPI_Win_free(&win) == MPI_SUCCESS);
   CHECK(MPI_Free_mem(memory) == MPI_SUCCESS);
 }
 

@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -84,7 +85,12 @@ double FlagPingPong::run(unsigned rank, unsigned iterations, unsigned warmup, un
   return std::chrono::duration<double, std::nano>(end - begin).count() / (2.0 * iterations);
 }
 
-double memcpy_bandwidth(std::size_t bytes, unsigned repetitions) {
+namespace {
+
+// Best of `repetitions` calls of copy(dest, source, bytes) after one to warm
+// up, in MB/s; 0 when an allocation or a copy fails.
+template <typename Copy>
+double copy_bandwidth(std::size_t bytes, unsigned repetitions, Copy&& copy) {
   if (bytes == 0 || repetitions == 0) return 0;
   const std::size_t rounded = align_up(bytes, 4096);
   auto* source = static_cast<unsigned char*>(std::aligned_alloc(4096, rounded));
@@ -99,19 +105,37 @@ double memcpy_bandwidth(std::size_t bytes, unsigned repetitions) {
   std::memset(dest, 0, bytes);
 
   double best_ns = 0;
-  for (unsigned r = 0; r < repetitions + 1; ++r) {  // the first run warms caches and TLB
+  bool copied = true;
+  for (unsigned r = 0; r < repetitions + 1 && copied; ++r) {  // the first run warms caches and TLB
     const Clock::time_point begin = Clock::now();
-    std::memcpy(dest, source, bytes);
+    copied = copy(dest, source, bytes);
     // Keep the compiler from dropping or moving the copy.
     asm volatile("" : : "r"(dest), "r"(source) : "memory");
     const double ns = std::chrono::duration<double, std::nano>(Clock::now() - begin).count();
     if (r > 0 && (best_ns == 0 || ns < best_ns)) best_ns = ns;
   }
-  const bool intact = dest[bytes - 1] == source[bytes - 1];
+  const bool intact = copied && dest[bytes - 1] == source[bytes - 1];
   std::free(source);
   std::free(dest);
   if (!intact || best_ns <= 0) return 0;
   return static_cast<double>(bytes) / best_ns * 1e3;  // bytes/ns * 1e9 / 1e6
+}
+
+}  // namespace
+
+double memcpy_bandwidth(std::size_t bytes, unsigned repetitions) {
+  return copy_bandwidth(bytes, repetitions, [](void* dest, const void* source, std::size_t n) {
+    std::memcpy(dest, source, n);
+    return true;
+  });
+}
+
+double cma_bandwidth(std::size_t bytes, unsigned repetitions) {
+  return copy_bandwidth(bytes, repetitions, [](void* dest, const void* source, std::size_t n) {
+    const iovec local{const_cast<void*>(source), n};
+    const iovec remote{dest, n};
+    return process_vm_writev(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(n);
+  });
 }
 
 }  // namespace tern::engine::tools

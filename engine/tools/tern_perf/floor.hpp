@@ -48,5 +48,10 @@ class FlagPingPong {
 // Best of `repetitions` single-thread memcpy calls of `bytes` bytes, in MB/s
 // (10^6 bytes per second, counting each byte copied once). 0 on allocation failure.
 [[nodiscard]] double memcpy_bandwidth(std::size_t bytes, unsigned repetitions);
+// The same for the kernel's cross-memory copy (process_vm_writev, here into
+// this process itself: the same page-by-page work as into a peer): what a
+// transfer into memory the peer does not map (one copy by one side) can at
+// most reach. 0 when the system refuses it.
+[[nodiscard]] double cma_bandwidth(std::size_t bytes, unsigned repetitions);
 
 }  // namespace tern::engine::tools

@@ -52,6 +52,9 @@ constexpr unsigned kFlagIterations = 10000;
 constexpr unsigned kFlagWarmup = 1000;
 constexpr std::size_t kMemcpyBytes = std::size_t{4} << 20;
 constexpr unsigned kMemcpyRepetitions = 20;
+// The kernel copy's floor at the size from which offloaded receives of
+// ordinary memory are filled by it (osu_overlap's 64 KiB).
+constexpr std::size_t kCmaSmallBytes = std::size_t{64} << 10;
 
 double elapsed_ns(Clock::time_point begin, Clock::time_point end) {
   return std::chrono::duration<double, std::nano>(end - begin).count();
@@ -353,6 +356,8 @@ struct Bench {
 struct Floor {
   double flag_ns = 0;       // half round trip
   double memcpy_mbps = 0;
+  double cma_small_mbps = 0;  // the kernel's copy of 64 KiB
+  double cma_mbps = 0;        // and of 4 MiB
 };
 
 Floor measure_floor(Group& job, FlagLines* lines) {
@@ -365,7 +370,11 @@ Floor measure_floor(Group& job, FlagLines* lines) {
   }
   job.barrier();
   // Rank 1 waits at the barrier meanwhile, off the memory bus.
-  if (job.rank() == 0) floor.memcpy_mbps = memcpy_bandwidth(kMemcpyBytes, kMemcpyRepetitions);
+  if (job.rank() == 0) {
+    floor.memcpy_mbps = memcpy_bandwidth(kMemcpyBytes, kMemcpyRepetitions);
+    floor.cma_small_mbps = cma_bandwidth(kCmaSmallBytes, kMemcpyRepetitions);
+    floor.cma_mbps = cma_bandwidth(kMemcpyBytes, kMemcpyRepetitions);
+  }
   job.barrier();
   return floor;
 }
@@ -394,6 +403,8 @@ int run_rank(Group& job, const PerfOptions& options, const std::vector<std::size
     std::printf("# floor: shared-memory flag ping-pong  %10.3f us half round trip (%.0f ns)\n", floor.flag_ns / 1e3,
                 floor.flag_ns);
     std::printf("# floor: memcpy of 4 MiB, one thread   %10.0f MB/s\n", floor.memcpy_mbps);
+    std::printf("# floor: kernel copy (process_vm_writev) of 64 KiB, 4 MiB, one thread %10.0f %10.0f MB/s\n",
+                floor.cma_small_mbps, floor.cma_mbps);
     std::fflush(stdout);
   }
   if (options.floor_work) {

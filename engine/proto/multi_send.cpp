@@ -106,15 +106,15 @@ void lay_out(MultiSend& send, std::span<const SendFrame> frames, std::byte* out,
   }
 }
 
-// Which frames of one header go inline: those below the lane's rendezvous
-// threshold while `room` lasts. Returns the bytes that makes.
-std::size_t choose_inline(std::span<const SendFrame> frames, std::size_t eager_limit, std::size_t room,
+// Which frames of one header go inline: those below `inline_limit` while
+// `room` lasts. Returns the bytes that makes.
+std::size_t choose_inline(std::span<const SendFrame> frames, std::size_t inline_limit, std::size_t room,
                           std::vector<bool>& inlined) {
   inlined.assign(frames.size(), false);
   std::size_t used = 0;
   for (std::size_t i = 0; i < frames.size(); ++i) {
     const std::size_t size = frames[i].size;
-    if (size < eager_limit && size <= room - used) {
+    if (size < inline_limit && size <= room - used) {
       inlined[i] = true;
       used += size;
     }
@@ -141,12 +141,12 @@ void on_multi_sent(void* user_data, Status status, const TagRecvInfo&) {
 
 // How many frames the first header describes: the longest run from the
 // first (at most kFramesPerHeader) whose small frames all fit in it.
-std::size_t header_run(std::span<const SendFrame> frames, std::size_t eager_limit) {
+std::size_t header_run(std::span<const SendFrame> frames, std::size_t inline_limit) {
   const std::size_t most = std::min(frames.size(), proto::kFramesPerHeader);
   std::size_t room = proto::kMultiFirstInlineBytes;
   for (std::size_t i = 0; i < most; ++i) {
     const std::size_t size = frames[i].size;
-    if (size >= eager_limit) continue;  // fetched wherever it is described
+    if (size >= inline_limit) continue;  // fetched wherever it is described
     if (size > room) return i;
     room -= size;
   }
@@ -154,11 +154,12 @@ std::size_t header_run(std::span<const SendFrame> frames, std::size_t eager_limi
 }
 
 Status build(MultiSend& send, std::span<const SendFrame> frames) {
-  const std::size_t eager_limit = std::min(send.endpoint->rndv_threshold, proto::kMultiInlineFrameBytes);
-  const std::size_t first = header_run(frames, eager_limit);
+  // Frames below it travel inline (in a header), larger ones are fetched.
+  const std::size_t inline_limit = std::min(send.endpoint->rndv_threshold, proto::kMultiInlineFrameBytes);
+  const std::size_t first = header_run(frames, inline_limit);
   std::vector<bool> inlined;
   const std::size_t first_inline =
-      choose_inline(frames.first(first), eager_limit, proto::kMultiFirstInlineBytes, inlined);
+      choose_inline(frames.first(first), inline_limit, proto::kMultiFirstInlineBytes, inlined);
   proto::MultiHeader header{};
   header.magic = proto::kMultiMagic;
   header.sender_uuid = send.worker->uuid_;
@@ -170,7 +171,7 @@ Status build(MultiSend& send, std::span<const SendFrame> frames) {
     if (frames.size() > first) {
       const auto rest = frames.subspan(first);
       const std::size_t rest_inline =
-          choose_inline(rest, eager_limit, proto::kMultiContinuationInlineBytes, inlined);
+          choose_inline(rest, inline_limit, proto::kMultiContinuationInlineBytes, inlined);
       if (!send.allocate_continuation(rest.size() * sizeof(proto::FrameDescriptor) + rest_inline)) {
         throw std::bad_alloc();
       }

@@ -62,6 +62,11 @@ void add_glibc_tunable(std::vector<std::string>& env, std::string_view tunable, 
   set_variable(env, "GLIBC_TUNABLES", list.empty() ? setting : std::string(list) + ":" + setting);
 }
 
+// With huge pages, what malloc keeps of freed memory (bytes): blocks below
+// the first come from the heap, which gives memory back beyond the second.
+constexpr const char* kKeptMallocBlock = "33554432";   // 32 MiB, glibc's largest
+constexpr const char* kKeptMallocTop = "134217728";    // 128 MiB
+
 // TERN_MALLOC_HUGEPAGES takes the words of every Tern switch (the runtime's
 // configuration checks them again in each rank); ternrun reads this one
 // itself, as it does not link the runtime.
@@ -185,6 +190,15 @@ std::vector<std::string> rank_environment(const char* const* base, const Options
   }
   if (hugepages == HugepageChoice::On || (hugepages == HugepageChoice::Auto && job.transparent_hugepages)) {
     add_glibc_tunable(env, "glibc.malloc.hugetlb", "1");
+    // Freed large blocks stay with malloc for the next ones instead of
+    // going back to the kernel (blocks up to 32 MiB from the heap, which is
+    // trimmed only beyond 128 MiB free): a huge page comes back zeroed
+    // whole, and a buffer of a few MiB freed and taken again at every call
+    // (an MPI library's temporary of packed data, a program's own) spent
+    // more time in the kernel's zeroing than in its copy (a 1 MiB vector
+    // type's round trip 262-290 against 192-206 us).
+    add_glibc_tunable(env, "glibc.malloc.mmap_threshold", kKeptMallocBlock);
+    add_glibc_tunable(env, "glibc.malloc.trim_threshold", kKeptMallocTop);
   }
   return env;
 }

@@ -110,14 +110,18 @@ TEST(launcher_job, LargeMallocBlocksGetHugePagesWhereTheKernelOffersThem) {
   std::vector<std::string> warnings;
   Job job = test_job();
   job.transparent_hugepages = true;
-  EXPECT_TRUE(has(environment({}, options, job, warnings), "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"));
-  // The user's other tunables stay, ours goes after them.
+  const std::string kept = ":glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=134217728";
+  EXPECT_TRUE(has(environment({}, options, job, warnings), "GLIBC_TUNABLES=glibc.malloc.hugetlb=1" + kept));
+  // The user's other tunables stay, ours go after them.
   EXPECT_TRUE(has(environment({"GLIBC_TUNABLES=glibc.malloc.tcache_count=0"}, options, job, warnings),
-                  "GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.hugetlb=1"));
-  // A hugetlb setting of the user's own wins, wherever it is in the list.
+                  "GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.hugetlb=1" + kept));
+  // A setting of the user's own wins, wherever it is in the list.
   EXPECT_TRUE(has(environment({"GLIBC_TUNABLES=glibc.malloc.hugetlb=0:glibc.malloc.tcache_count=0"}, options, job,
                               warnings),
-                  "GLIBC_TUNABLES=glibc.malloc.hugetlb=0:glibc.malloc.tcache_count=0"));
+                  "GLIBC_TUNABLES=glibc.malloc.hugetlb=0:glibc.malloc.tcache_count=0" + kept));
+  EXPECT_TRUE(has(environment({"GLIBC_TUNABLES=glibc.malloc.trim_threshold=0"}, options, job, warnings),
+                  "GLIBC_TUNABLES=glibc.malloc.trim_threshold=0:glibc.malloc.hugetlb=1:"
+                  "glibc.malloc.mmap_threshold=33554432"));
   // Off: nothing added.
   EXPECT_FALSE(has_name(environment({"TERN_MALLOC_HUGEPAGES=off"}, options, job, warnings), "GLIBC_TUNABLES"));
   options.exports = {{"TERN_MALLOC_HUGEPAGES", std::string("no")}};
@@ -129,7 +133,7 @@ TEST(launcher_job, LargeMallocBlocksGetHugePagesWhereTheKernelOffersThem) {
   job.transparent_hugepages = false;
   EXPECT_FALSE(has_name(environment({}, options, job, warnings), "GLIBC_TUNABLES"));
   EXPECT_TRUE(has(environment({"TERN_MALLOC_HUGEPAGES=on"}, options, job, warnings),
-                  "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"));
+                  "GLIBC_TUNABLES=glibc.malloc.hugetlb=1" + kept));
 }
 
 TEST(launcher_job, AnUnknownHugePageChoiceIsReportedAndAddsNothing) {

@@ -27,6 +27,16 @@ constexpr unsigned kPollsPerYield = 64;
 constexpr int kBlockedSendsSleepMs = 1;
 constexpr int kIdleSleepMs = 100;
 
+// Between polls: a pause, and now and then the CPU for whoever shares it
+// (a thread the program runs there, or one asleep on the worker's lock).
+void relax(unsigned& idle_polls) {
+  if (++idle_polls % kPollsPerYield == 0) {
+    sched_yield();
+  } else {
+    cpu_relax();
+  }
+}
+
 }  // namespace
 
 Status ProgressThread::start(WorkerImpl& worker, runtime::ProgressMode mode, std::unique_ptr<ProgressThread>& out) {
@@ -105,6 +115,10 @@ void ProgressThread::wait_past(uint64_t since, int timeout_ms) {
 void ProgressThread::run_polling() {
   unsigned idle_polls = 0;
   while (!stopping()) {
+    if (worker_.lock_wanted()) {  // a program's thread waits for the lock: it goes first
+      relax(idle_polls);
+      continue;
+    }
     unsigned events;
     {
       WorkerImpl::Guard guard(worker_);
@@ -113,10 +127,8 @@ void ProgressThread::run_polling() {
     if (events != 0) {
       idle_polls = 0;
       advance();
-    } else if (++idle_polls % kPollsPerYield == 0) {
-      sched_yield();
     } else {
-      cpu_relax();
+      relax(idle_polls);
     }
   }
 }
@@ -127,6 +139,10 @@ void ProgressThread::run_polling() {
 // the worker never both sleep on the fd and steal each other's wakeups.
 void ProgressThread::run_blocking() {
   while (!stopping()) {
+    if (worker_.lock_wanted()) {
+      sched_yield();
+      continue;
+    }
     const uint64_t completions_seen = worker_.completions_.load(std::memory_order_seq_cst);
     bool sends_blocked;
     {

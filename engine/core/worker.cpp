@@ -59,6 +59,23 @@ bool wants_delayed_submission(const WorkerParams& params) {
 
 }  // namespace
 
+// A polling progress thread takes the lock back within nanoseconds of
+// letting it go, while a thread asleep on the mutex needs a wakeup (on a VM
+// an interrupt to a halted CPU: microseconds) and then often finds it taken
+// again: an MPI_Irecv of a rank whose progress thread polled cost 0.9 us
+// against 0.07 without the thread. Announced, the caller goes first; it
+// spins while the holder runs on another core, and sleeps otherwise.
+void WorkerImpl::lock_contended() {
+  lock_contenders_.fetch_add(1, std::memory_order_relaxed);
+  bool held = false;
+  for (unsigned spins = spin_for_lock_ ? kLockSpins : 0; spins != 0 && !held; --spins) {
+    cpu_relax();
+    held = mutex_.try_lock();
+  }
+  if (!held) mutex_.lock();
+  lock_contenders_.fetch_sub(1, std::memory_order_relaxed);
+}
+
 Worker::Worker(std::unique_ptr<WorkerImpl> impl) : impl_(std::move(impl)) {}
 // The progress thread goes first: it may be inside progress() or asleep on
 // the wakeup fd, both of which use what the rest of the worker owns.
@@ -68,6 +85,8 @@ Status Worker::create(const WorkerParams& params, std::unique_ptr<Worker>& out) 
   std::unique_ptr<WorkerImpl> impl;
   if (Status s = WorkerImpl::create(params, impl); s != Status::Ok) return s;
   impl->cores_for_waiters_ = cores_for_waiters(params);
+  impl->spin_for_lock_ = impl->cores_for_waiters_ > 1 ||
+                         (params.progress != runtime::ProgressMode::Caller && progress_thread_has_a_core(params));
   if (params.progress != runtime::ProgressMode::Caller) {
     // The thread and the program share the worker from here on. Set before
     // the thread exists, so that both see the lock taken from the start.

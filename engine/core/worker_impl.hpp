@@ -48,7 +48,7 @@ class WorkerImpl {
     // then sees every operation queued before it.
     explicit Guard(WorkerImpl& worker) : mutex_(worker.thread_safe_ ? &worker.mutex_ : nullptr) {
       if (mutex_ != nullptr) {
-        mutex_->lock();
+        if (!mutex_->try_lock()) worker.lock_contended();
         worker.flush_delayed();
       }
     }
@@ -61,6 +61,12 @@ class WorkerImpl {
    private:
     std::recursive_mutex* mutex_;
   };
+  // Guard's way in when the lock is held: announce this thread, so that a
+  // polling progress thread steps back once it lets go, and spin a while
+  // before sleeping on the mutex (core/worker.cpp).
+  void lock_contended();
+  [[nodiscard]] bool lock_wanted() const noexcept { return lock_contenders_.load(std::memory_order_relaxed) != 0; }
+
   // Takes the lock only if no other thread holds it (a worker that is not
   // thread-safe needs none: held). Waiting threads use it, so that they do
   // not queue up behind the thread that progresses the worker for them all.
@@ -332,6 +338,15 @@ class WorkerImpl {
   uint64_t uuid_ = 0;
   bool thread_safe_ = false;
   std::recursive_mutex mutex_;
+  // Threads in lock_contended(): a polling progress thread leaves the lock
+  // to them instead of taking it back at once.
+  std::atomic<unsigned> lock_contenders_{0};
+  // Whether lock_contended() spins before it sleeps: the holder can run on
+  // another core (waiters have a core each, or the progress thread has one).
+  bool spin_for_lock_ = false;
+  // About 100 us of spinning: longer than a poll of progress, shorter than
+  // a large zero copy, for which sleeping costs little.
+  static constexpr unsigned kLockSpins = 2048;
   std::vector<std::unique_ptr<transport::Iface>> ifaces_;  // best first
   std::vector<transport::Iface*> iface_list_;  // the ones progress() polls
   std::vector<std::byte> address_;

@@ -205,12 +205,15 @@ class RequestPool {
   // Inline while no lock is needed and a free slot waits: every
   // non-blocking receive takes one.
   MPI_Request get(RequestSlot*& slot) {
-    if (TERN_UNLIKELY(locked || free_head_ == 0)) return get_slow(slot);
-    return take(slot);
+    if (TERN_UNLIKELY(locked)) return get_shared(slot);
+    if (TERN_UNLIKELY(free_head_ == 0)) return get_slow(slot);
+    const int position = free_head_;
+    free_head_ = slot_at(position)->next_free;
+    return take(position, slot);
   }
   void put(MPI_Request handle) {
-    if (TERN_UNLIKELY(locked)) return put_locked(handle);
-    give_back(handle);
+    if (TERN_UNLIKELY(locked)) return put_shared(handle);
+    link_free(retire(handle));
   }
   [[nodiscard]] RequestSlot* find(MPI_Request handle) const noexcept {
     const int index = Handle::slot(handle) - 1;
@@ -232,19 +235,31 @@ class RequestPool {
       }
     }
   }
-  bool locked = false;  // MPI_THREAD_MULTIPLE: get/put take `mutex`
+  // MPI_THREAD_MULTIPLE: slots go through each thread's own few
+  // (request/request.cpp), and the free list takes `mutex`.
+  bool locked = false;
   std::mutex mutex;
+
+  RequestPool();
+  ~RequestPool();
+  RequestPool(const RequestPool&) = delete;
+  RequestPool& operator=(const RequestPool&) = delete;
+  // Returns positions a thread kept (its exit, or this pool's end).
+  void return_positions(const int* positions, int count);
 
  private:
   MPI_Request get_slow(RequestSlot*& slot);
-  void put_locked(MPI_Request handle);
+  MPI_Request get_shared(RequestSlot*& slot);
+  void put_shared(MPI_Request handle);
+  // Moves up to `count` free positions into `out` (under `mutex`),
+  // growing the pool when none is free; returns how many.
+  int take_positions(int* out, int count);
   RequestSlot* slot_at(int position) noexcept {
     return &chunks_[(position - 1) >> kChunkBits][(position - 1) & (kChunkSize - 1)];
   }
-  MPI_Request take(RequestSlot*& slot) noexcept {
-    const int position = free_head_;
+  // Takes the free slot at `position`, off the free list already.
+  MPI_Request take(int position, RequestSlot*& slot) noexcept {
     slot = slot_at(position);
-    free_head_ = slot->next_free;
     slot->engine = nullptr;
     slot->error = MPI_SUCCESS;
     slot->capacity = 0;
@@ -256,7 +271,9 @@ class RequestPool {
     slot->kind = RequestKind::Send;  // taken; the caller sets the real kind
     return Handle::make(position, slot->generation);
   }
-  void give_back(MPI_Request handle) noexcept {
+  // Ends the slot's request: its handle names nothing from here on.
+  // Returns its position, for the free list or a thread's own.
+  int retire(MPI_Request handle) noexcept {
     const int position = Handle::slot(handle);
     RequestSlot* slot = slot_at(position);
     slot->generation = Handle::next(slot->generation);
@@ -267,7 +284,10 @@ class RequestPool {
     if (TERN_UNLIKELY(slot->partitioned != nullptr)) slot->partitioned.reset();
     if (TERN_UNLIKELY(slot->generalized != nullptr)) slot->generalized.reset();
     slot->derived_count = 0;
-    slot->next_free = free_head_;
+    return position;
+  }
+  void link_free(int position) noexcept {
+    slot_at(position)->next_free = free_head_;
     free_head_ = position;
   }
 

@@ -44,17 +44,20 @@ void WorkerImpl::complete(RequestImpl* request, Status status) noexcept {
   const bool has_callback = request->has_callback;
   const bool recycle = request->released || request->kind == RequestKind::Control;
   request->set_status(status);
-  if (thread_safe_) {
-    completions_.fetch_add(1, std::memory_order_seq_cst);
-    if (followers_.load(std::memory_order_seq_cst) != 0) {
-      // Taking the mutex orders this notification after a follower's last
-      // look at the counter, so it cannot be lost.
-      { std::lock_guard<std::mutex> lock(sleep_mutex_); }
-      sleep_cv_.notify_all();
-    }
-  }
+  if (thread_safe_) ++unpublished_completions_;  // counted when the lock is let go
   if (TERN_UNLIKELY(has_callback)) return queue_callback(request, status);
   if (recycle) requests_.put(request);
+}
+
+void WorkerImpl::publish_completions() noexcept {
+  completions_.fetch_add(unpublished_completions_, std::memory_order_seq_cst);
+  unpublished_completions_ = 0;
+  if (followers_.load(std::memory_order_seq_cst) != 0) {
+    // Taking the mutex orders this notification after a follower's last
+    // look at the counter, so it cannot be lost.
+    { std::lock_guard<std::mutex> lock(sleep_mutex_); }
+    sleep_cv_.notify_all();
+  }
 }
 
 void WorkerImpl::release(RequestImpl* request) noexcept {

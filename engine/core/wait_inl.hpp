@@ -56,7 +56,7 @@ void WorkerImpl::wait_until(Done&& done) {
           set_waiting(true);
           marked_waiting = true;
         }
-        completed_others = progressed && crowded && completions_.load(std::memory_order_relaxed) != completions_seen;
+        completed_others = progressed && crowded && completions_under_lock() != completions_seen;
         sends_blocked = blocked_endpoints_ != 0;
       }
       if (finished) {

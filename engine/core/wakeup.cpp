@@ -54,7 +54,7 @@ void WorkerImpl::sleep_thread_safe(uint64_t completions_seen, int timeout_ms) {
     bool armed;
     {
       Guard guard(*this);
-      armed = arm() == Status::Ok && completions_.load(std::memory_order_seq_cst) == completions_seen;
+      armed = arm() == Status::Ok && completions_under_lock() == completions_seen;
     }
     if (armed) (void)sleep_armed(timeout_ms);
     lock.lock();

@@ -210,6 +210,24 @@ void Worker::release(Request* request) {
   impl_->release(RequestImpl::from(request));
 }
 
+void Worker::release(std::span<Request* const> requests) {
+  if (TERN_LIKELY(!impl_->thread_safe_)) {
+    for (Request* request : requests) {
+      if (request != nullptr) impl_->release(RequestImpl::from(request));
+    }
+    return;
+  }
+  WorkerImpl::Guard guard(*impl_);
+  for (Request* request : requests) {
+    if (request == nullptr) continue;
+    if (RequestImpl::from(request)->delayed_handle && request->done()) {
+      impl_->release_delayed(RequestImpl::from(request));
+    } else {
+      impl_->release(RequestImpl::from(request));
+    }
+  }
+}
+
 bool Worker::delays_submissions() const noexcept { return impl_->delayed_ != nullptr; }
 
 void Worker::wait_until(bool (*done)(void*), void* arg) {

@@ -30,6 +30,7 @@
 #include "tern/engine/worker.hpp"
 #include "tern/runtime/log.hpp"
 #include "tern/runtime/object_pool.hpp"
+#include "tern/runtime/recursive_lock.hpp"
 #include "transport/iface.hpp"
 #include "transport/slot_table.hpp"
 
@@ -46,20 +47,20 @@ class WorkerImpl {
     // With delayed submission, whoever takes the lock dispatches what the
     // program's threads queued first: a probe, a cancel or a direct call
     // then sees every operation queued before it.
-    explicit Guard(WorkerImpl& worker) : mutex_(worker.thread_safe_ ? &worker.mutex_ : nullptr) {
-      if (mutex_ != nullptr) {
-        if (!mutex_->try_lock()) worker.lock_contended();
-        worker.flush_delayed();
+    explicit Guard(WorkerImpl& worker) : worker_(worker.thread_safe_ ? &worker : nullptr) {
+      if (worker_ != nullptr) {
+        if (!worker_->mutex_.try_lock()) worker_->lock_contended();
+        worker_->flush_delayed();
       }
     }
     ~Guard() {
-      if (mutex_ != nullptr) mutex_->unlock();
+      if (worker_ != nullptr) worker_->unlock();
     }
     Guard(const Guard&) = delete;
     Guard& operator=(const Guard&) = delete;
 
    private:
-    std::recursive_mutex* mutex_;
+    WorkerImpl* worker_;  // null: the worker takes no lock
   };
   // Guard's way in when the lock is held: announce this thread, so that a
   // polling progress thread steps back once it lets go, and spin a while
@@ -72,26 +73,31 @@ class WorkerImpl {
   // not queue up behind the thread that progresses the worker for them all.
   class TryGuard {
    public:
-    explicit TryGuard(WorkerImpl& worker) : mutex_(worker.thread_safe_ ? &worker.mutex_ : nullptr) {
-      if (mutex_ == nullptr) return;
-      if (!mutex_->try_lock()) {
-        mutex_ = nullptr;
+    explicit TryGuard(WorkerImpl& worker) : worker_(worker.thread_safe_ ? &worker : nullptr) {
+      if (worker_ == nullptr) return;
+      if (!worker_->mutex_.try_lock()) {
+        worker_ = nullptr;
         held_ = false;
         return;
       }
-      worker.flush_delayed();
+      worker_->flush_delayed();
     }
     ~TryGuard() {
-      if (mutex_ != nullptr) mutex_->unlock();
+      if (worker_ != nullptr) worker_->unlock();
     }
     TryGuard(const TryGuard&) = delete;
     TryGuard& operator=(const TryGuard&) = delete;
     [[nodiscard]] bool held() const noexcept { return held_; }
 
    private:
-    std::recursive_mutex* mutex_;
+    WorkerImpl* worker_;  // null: no lock taken
     bool held_ = true;
   };
+  // Lets the lock go, after telling waiters of the completions made under it.
+  void unlock() noexcept {
+    if (unpublished_completions_ != 0) publish_completions();
+    mutex_.unlock();
+  }
 
   // --- setup (core/worker_setup.cpp)
   [[nodiscard]] std::span<const std::byte> address() const noexcept { return address_; }
@@ -337,7 +343,7 @@ class WorkerImpl {
   WorkerParams params_;
   uint64_t uuid_ = 0;
   bool thread_safe_ = false;
-  std::recursive_mutex mutex_;
+  runtime::RecursiveLock mutex_;
   // Threads in lock_contended(): a polling progress thread leaves the lock
   // to them instead of taking it back at once.
   std::atomic<unsigned> lock_contenders_{0};
@@ -373,6 +379,16 @@ class WorkerImpl {
   std::condition_variable sleep_cv_;
   bool leader_asleep_ = false;           // guarded by sleep_mutex_
   std::atomic<uint64_t> completions_{0};  // counted only when thread-safe
+  // Completions made under the lock and not yet counted in completions_:
+  // counted once when the lock is let go (one atomic per hold, not one per
+  // request; a window of 64 receives completes in one progress).
+  uint64_t unpublished_completions_ = 0;
+  // Counts them and wakes the threads asleep as followers (core/requests.cpp).
+  void publish_completions() noexcept;
+  // completions_ as it will be once the lock holder lets go: under the lock.
+  [[nodiscard]] uint64_t completions_under_lock() const noexcept {
+    return completions_.load(std::memory_order_relaxed) + unpublished_completions_;
+  }
   std::atomic<int> waiting_threads_{0};   // in a wait now (set_waiting); read without the lock
   std::atomic<unsigned> followers_{0};
   // Last, so that adding it moved no other member.

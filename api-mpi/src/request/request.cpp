@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <new>
+#include <span>
 #include <vector>
 
 #include "coll/schedule.hpp"
@@ -13,28 +14,6 @@
 #include "state.hpp"
 
 namespace tern::mpi {
-
-MPI_Request RequestPool::get_slow(RequestSlot*& slot) {
-  std::unique_lock<std::mutex> lock(mutex, std::defer_lock);
-  if (locked) lock.lock();
-  if (free_head_ == 0) {
-    const int chunk = chunk_count_.load(std::memory_order_relaxed);
-    if (chunk == kMaxChunks) return MPI_REQUEST_NULL;
-    chunks_[chunk].reset(new (std::nothrow) RequestSlot[kChunkSize]);
-    if (!chunks_[chunk]) return MPI_REQUEST_NULL;
-    for (int i = kChunkSize - 1; i >= 0; --i) {
-      chunks_[chunk][i].next_free = free_head_;
-      free_head_ = chunk * kChunkSize + i + 1;
-    }
-    chunk_count_.store(chunk + 1, std::memory_order_release);
-  }
-  return take(slot);
-}
-
-void RequestPool::put_locked(MPI_Request handle) {
-  std::lock_guard<std::mutex> lock(mutex);
-  give_back(handle);
-}
 
 namespace {
 
@@ -222,10 +201,36 @@ class ArrayFailure {
   bool failed_ = false;
 };
 
+// The engine requests an array call ends, given back together: a worker
+// that is thread-safe (MPI_THREAD_MULTIPLE) takes its lock once for them
+// instead of once each.
+class ReleaseBatch {
+ public:
+  ReleaseBatch() = default;
+  ReleaseBatch(const ReleaseBatch&) = delete;
+  ReleaseBatch& operator=(const ReleaseBatch&) = delete;
+  ~ReleaseBatch() { flush(); }
+  void add(engine::Request* request) {
+    if (count_ == kCapacity) flush();
+    requests_[count_++] = request;
+  }
+  void flush() {
+    if (count_ == 0) return;
+    g_state->worker->release(std::span<engine::Request* const>(requests_, count_));
+    count_ = 0;
+  }
+
+ private:
+  static constexpr std::size_t kCapacity = 64;
+  engine::Request* requests_[kCapacity];
+  std::size_t count_ = 0;
+};
+
 // Ends requests[i], done, with its status in statuses[i] (its MPI_ERROR set
 // too, as the array calls report).
 [[gnu::always_inline]] inline void finish_at(MPI_Request requests[], MPI_Status statuses[], int i,
-                                             Lookup kind, RequestSlot* slot, ArrayFailure& failure) {
+                                             Lookup kind, RequestSlot* slot, ArrayFailure& failure,
+                                             ReleaseBatch& releases) {
   // Without statuses, the common kinds end here in a few steps: sends done
   // at once, and engine requests with no packed data and no persistence
   // (finish() does the same through its general path).
@@ -238,7 +243,7 @@ class ArrayFailure {
         slot->companion == nullptr) {
       engine::Request* request = slot->engine;
       failure.note(error_class_of(request->status()), slot->comm);
-      g_state->worker->release(request);
+      releases.add(request);
       slot->engine = nullptr;
       g_state->requests.put(requests[i]);
       requests[i] = MPI_REQUEST_NULL;
@@ -255,10 +260,11 @@ class ArrayFailure {
 // Finishes `count` done requests.
 int finish_all(int count, MPI_Request requests[], MPI_Status statuses[], const char* function) {
   ArrayFailure failure;
+  ReleaseBatch releases;
   for (int i = 0; i < count; ++i) {
     RequestSlot* slot = nullptr;
     const Lookup kind = look_up(requests[i], slot);
-    finish_at(requests, statuses, i, kind, slot, failure);
+    finish_at(requests, statuses, i, kind, slot, failure, releases);
   }
   return failure.raise_if_any(function);
 }
@@ -402,11 +408,12 @@ int PMPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   // roughly in order, and a second pass over the array cost a lookup per
   // request again (a window of small receives spends most of its time here).
   ArrayFailure failure;
+  ReleaseBatch releases;
   for (int i = 0; i < count; ++i) {
     RequestSlot* slot = nullptr;
     const Lookup kind = look_up(requests[i], slot);
     if (kind == Lookup::Slot && !slot_done(slot)) progress_until([slot] { return slot_done(slot); });
-    finish_at(requests, statuses, i, kind, slot, failure);
+    finish_at(requests, statuses, i, kind, slot, failure, releases);
   }
   return failure.raise_if_any(kFunction);
 }

@@ -186,6 +186,8 @@ class Worker {
   [[nodiscard]] Status cancel(Request* request);
   // Gives a done request back to the worker.
   void release(Request* request);
+  // The same for several at once: a thread-safe worker takes its lock once.
+  void release(std::span<Request* const> requests);
 
   // --- Progress agent (smart progression; the Job sets these up in jobs
   // over several hosts). Held sends (kSendHeld) to peers that do not map

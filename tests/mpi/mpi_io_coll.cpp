@@ -158,9 +158,10 @@ void check_darray(const IoTempDir& dir, int rank, int size) {
 
 // Every rank owns the ints j with j % size == rank, in pieces of one int,
 // except the last rank of several, which writes nothing; through
-// aggregators, or each rank directly (romio_cb_write/read "disable").
-void check_interleaved(const IoTempDir& dir, int rank, int size, MPI_Info hints, const char* name) {
-  constexpr int kTurns = 200;
+// aggregators, or each rank directly (romio_cb_write/read "disable"), or
+// as "automatic" chooses (aggregated from 256 KiB a rank: turns that large).
+void check_interleaved(const IoTempDir& dir, int rank, int size, MPI_Info hints, const char* name,
+                       int turns = 200) {
   const std::string path = dir.file(name);
   MPI_File fh = MPI_FILE_NULL;
   CHECK(MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_RDWR | MPI_MODE_CREATE, hints, &fh) == MPI_SUCCESS);
@@ -169,17 +170,17 @@ void check_interleaved(const IoTempDir& dir, int rank, int size, MPI_Info hints,
   MPI_Type_commit(&filetype);
   CHECK(MPI_File_set_view(fh, MPI_Offset{4} * rank, MPI_INT, filetype, "native", MPI_INFO_NULL) == MPI_SUCCESS);
   const bool idle = size > 1 && rank == size - 1;
-  std::vector<int> mine(kTurns);
-  for (int t = 0; t < kTurns; ++t) mine[t] = (t * size + rank) * 3 + 1;
+  std::vector<int> mine(turns);
+  for (int t = 0; t < turns; ++t) mine[t] = (t * size + rank) * 3 + 1;
   MPI_Status status;
   // Offset 2 etypes into each view: the first two turns stay holes.
-  CHECK(MPI_File_write_at_all(fh, 2, mine.data(), idle ? 0 : kTurns - 2, MPI_INT, &status) == MPI_SUCCESS);
+  CHECK(MPI_File_write_at_all(fh, 2, mine.data(), idle ? 0 : turns - 2, MPI_INT, &status) == MPI_SUCCESS);
   CHECK(MPI_File_sync(fh) == MPI_SUCCESS);
   if (rank == 0) {
     const std::vector<unsigned char> bytes = file_bytes(path);
     const int writers = size > 1 ? size - 1 : 1;
     // The last int written belongs to the last writing rank's last turn.
-    CHECK(bytes.size() == std::size_t{4} * ((kTurns - 1) * size + writers));
+    CHECK(bytes.size() == std::size_t{4} * ((turns - 1) * size + writers));
     bool right = true;
     for (std::size_t j = 0; j * 4 < bytes.size(); ++j) {
       const int owner = static_cast<int>(j) % size, turn = static_cast<int>(j) / size;
@@ -191,12 +192,12 @@ void check_interleaved(const IoTempDir& dir, int rank, int size, MPI_Info hints,
     CHECK(right);
   }
   // Read back collectively, past the end too: what is there comes back.
-  std::vector<int> back(kTurns + 5, -7);
-  CHECK(MPI_File_read_at_all(fh, 2, back.data(), kTurns + 5, MPI_INT, &status) == MPI_SUCCESS);
+  std::vector<int> back(turns + 5, -7);
+  CHECK(MPI_File_read_at_all(fh, 2, back.data(), turns + 5, MPI_INT, &status) == MPI_SUCCESS);
   int count = -1;
   MPI_Get_count(&status, MPI_INT, &count);
   if (!idle) {
-    CHECK(count == kTurns - 2);
+    CHECK(count == turns - 2);
     CHECK(std::equal(mine.begin(), mine.end() - 2, back.begin()));
     // Past the end of the file the buffer stays as it was.
     CHECK(std::all_of(back.begin() + count, back.end(), [](int value) { return value == -7; }));
@@ -284,6 +285,8 @@ int main(int argc, char** argv) {
     MPI_Info_set(direct, "romio_cb_write", "disable");
     MPI_Info_set(direct, "romio_cb_read", "disable");
     check_interleaved(dir, rank, size, direct, "interleaved_direct");
+    check_interleaved(dir, rank, size, MPI_INFO_NULL, "interleaved_small");
+    check_interleaved(dir, rank, size, MPI_INFO_NULL, "interleaved_large", 70000);
     MPI_Info_free(&direct);
     check_split_and_nonblocking(dir, rank, size);
     MPI_Info_free(&small);

@@ -62,8 +62,9 @@ bool wants_delayed_submission(const WorkerParams& params) {
 // A polling progress thread takes the lock back within nanoseconds of
 // letting it go, while a thread asleep on the mutex needs a wakeup (on a VM
 // an interrupt to a halted CPU: microseconds) and then often finds it taken
-// again: an MPI_Irecv of a rank whose progress thread polled cost 0.9 us
-// against 0.07 without the thread. Announced, the caller goes first; it
+// again: MPI_Irecv + MPI_Isend + MPI_Waitall beside a polling thread cost
+// their caller 0.9-1.0 us, 0.5 since (bench/call_overhead.c; 0.17 without
+// the thread). Announced, the caller goes first; it
 // spins while the holder runs on another core, and sleeps otherwise.
 void WorkerImpl::lock_contended() {
   lock_contenders_.fetch_add(1, std::memory_order_relaxed);

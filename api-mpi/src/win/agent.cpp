@@ -2,6 +2,7 @@
 // to this rank's window memory, answers gets, flushes and locks.
 #include "win/agent.hpp"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -98,6 +99,18 @@ void Agent::handle(const std::byte* message, std::size_t length, int source) {
     TERN_LOG(Warn, "mpi: window on rank %d: a request names no rank of the window (%d)", win_.rank, source);
     return;
   }
+  JointReply joint;
+  handle_requests(message, length, source, joint);
+  // Sent even when a request was refused halfway: the origin waits for it,
+  // and a short reply fails its receive instead of leaving it waiting.
+  if (joint.count == 1 && joint.data == nullptr) {
+    send_reply(source, joint.first, joint.size, joint.first_owned);
+  } else if (joint.count != 0) {
+    send_reply(source, joint.data, joint.size, joint.data);
+  }
+}
+
+void Agent::handle_requests(const std::byte* message, std::size_t length, int source, JointReply& joint) {
   // A message holds one request or a batch of whole ones, one after another.
   const auto origin = static_cast<std::size_t>(source);
   std::size_t offset = 0;
@@ -118,12 +131,12 @@ void Agent::handle(const std::byte* message, std::size_t length, int source) {
                     static_cast<unsigned long long>(request_bytes(header)));
     }
     const std::size_t one = request_bytes(header);
-    handle_one(header, message + offset, source);
+    handle_one(header, message + offset, source, joint);
     offset += one;
   }
 }
 
-void Agent::handle_one(const RmaHeader& header, const std::byte* message, int source) {
+void Agent::handle_one(const RmaHeader& header, const std::byte* message, int source, JointReply& joint) {
   if (header.magic != kRmaMagic || header.origin != source || header.kind < kRmaPut || header.kind > kRmaShutdown) {
     return refuse(source, MPI_ERR_INTERN, "a malformed request (kind %u)", header.kind);
   }
@@ -134,7 +147,7 @@ void Agent::handle_one(const RmaHeader& header, const std::byte* message, int so
   const bool separate = (header.flags & kSeparate) != 0;
   const std::size_t layout = std::size_t{header.blocks} * sizeof(RmaBlock);
   const bool carries_data = header.kind != kRmaGet && header.kind < kRmaFlush;
-  if (!separate || header.kind >= kRmaFlush) return apply(header, message + sizeof(header), source);
+  if (!separate || header.kind >= kRmaFlush) return apply(header, message + sizeof(header), source, &joint);
 
   // The layout and data follow on kTagData: into the window itself for a
   // contiguous put, else into a temporary buffer.
@@ -167,7 +180,7 @@ void Agent::on_data(void* context, Status status, const engine::TagRecvInfo&) {
   if (status != Status::Ok) {
     agent.refuse(arrival->source, MPI_ERR_OTHER, "its data did not arrive: %s", to_string(status));
   } else if (arrival->temp != nullptr && !arrival->discard) {
-    agent.apply(arrival->header, arrival->temp, arrival->source);
+    agent.apply(arrival->header, arrival->temp, arrival->source, nullptr);
   }
   std::free(arrival->temp);
   const int source = arrival->source;
@@ -206,7 +219,7 @@ std::byte* Agent::resolve(uint64_t address, uint64_t span, int source) {
   return nullptr;
 }
 
-void Agent::apply(const RmaHeader& header, const std::byte* body, int source) {
+void Agent::apply(const RmaHeader& header, const std::byte* body, int source, JointReply* joint) {
   switch (header.kind) {
     case kRmaFlush:
       return send_ack(source, header.kind);
@@ -265,7 +278,7 @@ void Agent::apply(const RmaHeader& header, const std::byte* body, int source) {
     // The origin waits for a reply: answer with what it would have read, zeros.
     if (header.kind == kRmaGet || header.kind == kRmaGetAccumulate || header.kind == kRmaCompareSwap) {
       void* zeros = std::calloc(touched == 0 ? 1 : touched, 1);
-      send_reply(source, zeros, header.kind == kRmaCompareSwap ? element : touched, zeros);
+      send_reply(source, zeros, header.kind == kRmaCompareSwap ? element : touched, zeros, joint);
     }
     return;
   }
@@ -279,7 +292,10 @@ void Agent::apply(const RmaHeader& header, const std::byte* body, int source) {
       return;
     }
     case kRmaGet: {
-      if (blocks.size() == 1) return send_reply(source, target + blocks[0].offset, blocks[0].length, nullptr);
+      if (blocks.size() == 1 || joint != nullptr) {
+        for (const RmaBlock& block : blocks) send_reply(source, target + block.offset, block.length, nullptr, joint);
+        return;
+      }
       auto* packed = static_cast<std::byte*>(std::malloc(touched));
       if (packed == nullptr) return refuse(source, MPI_ERR_NO_MEM, "no memory for %llu bytes", static_cast<unsigned long long>(touched));
       std::size_t done = 0;
@@ -287,13 +303,13 @@ void Agent::apply(const RmaHeader& header, const std::byte* body, int source) {
         std::memcpy(packed + done, target + block.offset, block.length);
         done += block.length;
       }
-      return send_reply(source, packed, touched, packed);
+      return send_reply(source, packed, touched, packed, joint);
     }
     case kRmaCompareSwap: {
       auto* old = static_cast<std::byte*>(std::malloc(element));
       if (old == nullptr) return refuse(source, MPI_ERR_NO_MEM, "no memory");
       compare_and_swap_element(element, data, data + element, target + blocks[0].offset, old);
-      return send_reply(source, old, element, old);
+      return send_reply(source, old, element, old, joint);
     }
     default: {
       const bool fetch = header.kind == kRmaGetAccumulate;
@@ -308,7 +324,7 @@ void Agent::apply(const RmaHeader& header, const std::byte* body, int source) {
                             block.length / element, old != nullptr ? old + done : nullptr);
         done += block.length;
       }
-      if (fetch) send_reply(source, old, touched, old);
+      if (fetch) send_reply(source, old, touched, old, joint);
       return;
     }
   }
@@ -350,7 +366,36 @@ void Agent::send_ack(int origin, uint32_t kind) {
   }
 }
 
-void Agent::send_reply(int origin, const void* data, std::size_t bytes, void* owned) {
+void Agent::send_reply(int origin, const void* data, std::size_t bytes, void* owned, JointReply* joint) {
+  if (joint != nullptr) {
+    // The first reply is only noted: alone, it leaves from where it is (a
+    // get's, from the window itself), as a copy would cost page faults.
+    if (joint->count++ == 0) {
+      joint->first = static_cast<const std::byte*>(data);
+      joint->first_owned = owned;
+      joint->size = bytes;
+      return;
+    }
+    if (joint->data == nullptr || joint->size + bytes > joint->capacity) {
+      const std::size_t capacity = std::max({joint->size + bytes, 2 * joint->capacity, kBatchReplyBytes});
+      auto* grown = static_cast<std::byte*>(std::realloc(joint->data, capacity));
+      if (grown == nullptr) {
+        std::free(owned);
+        return refuse(origin, MPI_ERR_NO_MEM, "no memory for a reply of %zu bytes", joint->size + bytes);
+      }
+      if (joint->data == nullptr) {
+        if (joint->size != 0) std::memcpy(grown, joint->first, joint->size);
+        std::free(joint->first_owned);
+        joint->first_owned = nullptr;
+      }
+      joint->data = grown;
+      joint->capacity = capacity;
+    }
+    if (bytes != 0) std::memcpy(joint->data + joint->size, data, bytes);
+    joint->size += bytes;
+    std::free(owned);
+    return;
+  }
   Comm& comm = window_comm(win_);
   engine::Endpoint* endpoint = comm_endpoint(comm, origin);
   const uint64_t tag = make_tag(comm.context, static_cast<unsigned>(win_.rank), kTagReply);

@@ -33,19 +33,35 @@ class Agent {
   static void on_request(void* agent, Status status, const engine::TagRecvInfo& info);
   static void on_data(void* context, Status status, const engine::TagRecvInfo& info);
   void post();
-  // A message from `source`: one request or a batch, `length` bytes at `message`.
+  // The replies of one message's whole requests, gathered to leave as one
+  // message once the message is handled (protocol.hpp).
+  struct JointReply {
+    std::size_t count = 0;  // replies, zero-byte ones too
+    std::size_t size = 0;   // their bytes
+    // The first, where it lies until a second one comes (`owned` by it or null).
+    const std::byte* first = nullptr;
+    void* first_owned = nullptr;
+    // From the second on: all of them, copied.
+    std::byte* data = nullptr;
+    std::size_t capacity = 0;
+  };
+  // A message from `source`: one request or a batch, `length` bytes at
+  // `message`; answers its whole requests' replies together.
   void handle(const std::byte* message, std::size_t length, int source);
+  void handle_requests(const std::byte* message, std::size_t length, int source, JointReply& joint);
   // One request of it, whose header (copied out, checked for length) is at `message`.
-  void handle_one(const RmaHeader& header, const std::byte* message, int source);
-  // A checked request (its layout and data in `body` when not separate).
-  void apply(const RmaHeader& header, const std::byte* body, int source);
+  void handle_one(const RmaHeader& header, const std::byte* message, int source, JointReply& joint);
+  // A checked request (its layout and data in `body` when not separate);
+  // its reply joins `joint`, or leaves alone when that is null.
+  void apply(const RmaHeader& header, const std::byte* body, int source, JointReply* joint);
   // Where [address, address + span) is in this process; null (and the
   // origin's error set) when outside the window.
   std::byte* resolve(uint64_t address, uint64_t span, int source);
   void refuse(int source, int error_class, const char* format, ...) __attribute__((format(printf, 4, 5)));
   void send_ack(int origin, uint32_t kind);
-  // Sends `bytes` at `data` to `origin` as a reply; frees `owned` afterwards.
-  void send_reply(int origin, const void* data, std::size_t bytes, void* owned);
+  // Sends `bytes` at `data` to `origin` as a reply, or adds them to `joint`
+  // when it is not null; frees `owned` afterwards.
+  void send_reply(int origin, const void* data, std::size_t bytes, void* owned, JointReply* joint = nullptr);
   void grant_waiting();
   // The requests `origin` sent while its separate data was on its way.
   void drain(int origin);

@@ -3,6 +3,7 @@
 // their local completion and for the agent's answers.
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "win/protocol.hpp"
 #include "win/window.hpp"
@@ -45,8 +46,8 @@ void target_layout(const DerivedType& type, std::size_t count, std::vector<RmaBl
 }
 
 // Sends `bytes` at `data` to `target`'s agent on `tag`; a pending entry
-// owns `temp` until the send is done.
-int send_to(Window& win, int target, unsigned tag_value, const void* data, std::size_t bytes, void* temp) {
+// owns `temp` until the send is done. The caller holds the origin guard.
+int send_locked(Window& win, int target, unsigned tag_value, const void* data, std::size_t bytes, void* temp) {
   Comm& comm = window_comm(win);
   engine::Endpoint* endpoint = comm_endpoint(comm, target);
   if (endpoint == nullptr) {
@@ -57,88 +58,100 @@ int send_to(Window& win, int target, unsigned tag_value, const void* data, std::
   const uint64_t tag = make_tag(comm.context, static_cast<unsigned>(win.rank), tag_value);
   const Status status = g_state->worker->tag_send_nb(endpoint, data, bytes, tag, request);
   if (status == Status::InProgress) {
-    OriginGuard lock(win);
-    win.pending.push_back(PendingOp{request, target, temp, nullptr, nullptr, 0, 0});
+    win.pending.push_back(PendingOp{request, target, temp, {}});
     return MPI_SUCCESS;
   }
   std::free(temp);
   return error_class_of(status);
 }
 
-// Posts the receive of a reply from `target`: into `into`, or into a
-// temporary unpacked with `type` into `user` at completion.
-int expect_reply(Window& win, int target, void* user, std::size_t count, const DerivedType* type,
-                 const std::shared_ptr<const DerivedType>& hold, std::size_t bytes) {
-  Comm& comm = window_comm(win);
-  PendingOp op{nullptr, target, nullptr, nullptr, nullptr, 0, 0};
-  void* into = user;
-  if (!type->contiguous) {
-    op.temp = std::malloc(bytes == 0 ? 1 : bytes);
-    if (op.temp == nullptr) return MPI_ERR_NO_MEM;
-    op.unpack_type = hold;  // a derived type: predefined ones are contiguous
-    op.unpack_into = user;
-    op.unpack_count = count;
-    op.unpack_bytes = bytes;
-    into = op.temp;
+// Copies a joint reply in `op.temp` to where its parts go.
+void scatter(const PendingOp& op) {
+  const auto* from = static_cast<const std::byte*>(op.temp);
+  for (const ReplyPart& part : op.parts) {
+    if (part.unpack_type != nullptr) {
+      unpack_data(*part.unpack_type, from, part.bytes, part.into, part.count);
+    } else if (part.bytes != 0) {
+      std::memcpy(part.into, from, part.bytes);
+    }
+    from += part.bytes;
   }
-  const uint64_t tag = make_tag(comm.context, static_cast<unsigned>(target), kTagReply);
-  const Status status = g_state->worker->tag_recv_nb(into, bytes, tag, engine::kTagMaskAll, op.request);
-  if (status != Status::Ok && status != Status::InProgress) {
-    std::free(op.temp);
-    return error_class_of(status);
-  }
-  if (status == Status::Ok) {
-    if (op.unpack_type != nullptr) unpack_data(*op.unpack_type, op.temp, bytes, user, count);
-    std::free(op.temp);
-    return MPI_SUCCESS;
-  }
-  OriginGuard lock(win);
-  win.pending.push_back(std::move(op));
-  return MPI_SUCCESS;
 }
 
-int finish(PendingOp& op) {
-  const Status status = g_state->worker->wait(op.request);
-  if (status == Status::Ok && op.unpack_type != nullptr) {
-    unpack_data(*op.unpack_type, op.temp, op.unpack_bytes, op.unpack_into, op.unpack_count);
+// Posts the receive of `target`'s reply to the requests of one message,
+// `bytes` in all: straight into the buffer of a single contiguous part,
+// else into a temporary buffer scattered at completion. The caller holds
+// the origin guard, so that replies are expected in the order the agent
+// sends them.
+int expect_replies_locked(Window& win, int target, std::vector<ReplyPart>&& parts, std::size_t bytes) {
+  if (parts.empty()) return MPI_SUCCESS;
+  PendingOp op{nullptr, target, nullptr, {}};
+  void* into = parts[0].into;
+  if (parts.size() > 1 || parts[0].unpack_type != nullptr) {
+    op.temp = std::malloc(bytes == 0 ? 1 : bytes);
+    if (op.temp == nullptr) return MPI_ERR_NO_MEM;
+    op.parts = std::move(parts);
+    into = op.temp;
   }
+  Comm& comm = window_comm(win);
+  const uint64_t tag = make_tag(comm.context, static_cast<unsigned>(target), kTagReply);
+  const Status status = g_state->worker->tag_recv_nb(into, bytes, tag, engine::kTagMaskAll, op.request);
+  if (status == Status::InProgress) {
+    win.pending.push_back(std::move(op));
+    return MPI_SUCCESS;
+  }
+  if (status == Status::Ok) scatter(op);
   std::free(op.temp);
   return error_class_of(status);
 }
 
-// Sends what waits in `target`'s batch; the send takes the buffer over.
-int send_batch(Window& win, int target) {
-  Window::Batch out;
-  {
-    OriginGuard lock(win);
-    Window::Batch& batch = win.batches[static_cast<std::size_t>(target)];
-    if (batch.size == 0) return MPI_SUCCESS;
-    out = batch;
-    batch = Window::Batch{};
+int finish(PendingOp& op) {
+  const Status status = g_state->worker->wait(op.request);
+  if (status == Status::Ok) scatter(op);
+  std::free(op.temp);
+  return error_class_of(status);
+}
+
+// Sends `batch` (taking its buffer over), its replies expected first.
+int dispatch_locked(Window& win, int target, Window::Batch& batch) {
+  if (batch.size == 0) return MPI_SUCCESS;
+  Window::Batch out = std::exchange(batch, Window::Batch{});
+  if (int err = expect_replies_locked(win, target, std::move(out.replies), out.reply_bytes); err != MPI_SUCCESS) {
+    std::free(out.data);
+    return err;
   }
-  return send_to(win, target, kTagRequest, out.data, out.size, out.data);
+  return send_locked(win, target, kTagRequest, out.data, out.size, out.data);
+}
+
+// Sends what waits in `target`'s batch.
+int send_batch(Window& win, int target) {
+  OriginGuard lock(win);
+  return dispatch_locked(win, target, win.batches[static_cast<std::size_t>(target)]);
 }
 
 // Room for a whole request of `bytes` at the end of `target`'s batch,
-// written by `fill` under the lock; a batch without that room goes first.
+// written by `fill` under the lock, its reply (if any) after the batch's;
+// a batch without that room goes first.
 template <typename Fill>
-int queue_request(Window& win, int target, std::size_t bytes, Fill&& fill) {
-  Window::Batch full;
-  {
-    OriginGuard lock(win);
-    Window::Batch& batch = win.batches[static_cast<std::size_t>(target)];
-    if (batch.size + bytes > kBatchBytes) {
-      full = batch;
-      batch = Window::Batch{};
-    }
-    if (batch.data == nullptr) {
-      batch.data = static_cast<std::byte*>(std::malloc(kBatchBytes));
-      if (batch.data == nullptr) return MPI_ERR_NO_MEM;
-    }
-    fill(batch.data + batch.size);
-    batch.size += bytes;
+int queue_request(Window& win, int target, std::size_t bytes, ReplyPart* reply, Fill&& fill) {
+  OriginGuard lock(win);
+  Window::Batch& batch = win.batches[static_cast<std::size_t>(target)];
+  const bool replies_full =
+      reply != nullptr && !batch.replies.empty() && batch.reply_bytes + reply->bytes > kBatchReplyBytes;
+  if (batch.size + bytes > kBatchBytes || replies_full) {
+    if (int err = dispatch_locked(win, target, batch); err != MPI_SUCCESS) return err;
   }
-  return full.size == 0 ? MPI_SUCCESS : send_to(win, target, kTagRequest, full.data, full.size, full.data);
+  if (batch.data == nullptr) {
+    batch.data = static_cast<std::byte*>(std::malloc(kBatchBytes));
+    if (batch.data == nullptr) return MPI_ERR_NO_MEM;
+  }
+  fill(batch.data + batch.size);
+  batch.size += bytes;
+  if (reply != nullptr) {
+    batch.reply_bytes += reply->bytes;
+    batch.replies.push_back(std::move(*reply));
+  }
+  return MPI_SUCCESS;
 }
 
 }  // namespace
@@ -159,20 +172,15 @@ int served_issue(Window& win, const RmaCall& call) {
   header.data_bytes = !carries_data ? 0 : call.kind == kRmaCompareSwap ? 2 * element : call.bytes;
   const std::size_t layout = blocks.size() * sizeof(RmaBlock);
 
-  // Replies are posted before the request leaves.
+  // Where the reply goes, for the operations that have one.
+  ReplyPart reply;
+  const bool has_reply = call.kind == kRmaGet || call.kind == kRmaGetAccumulate || call.kind == kRmaCompareSwap;
   if (call.kind == kRmaGet) {
-    if (int err = expect_reply(win, call.target, const_cast<void*>(call.origin), call.origin_count, call.origin_type,
-                               call.origin_hold, call.bytes);
-        err != MPI_SUCCESS) {
-      return err;
-    }
-  } else if (call.kind == kRmaGetAccumulate || call.kind == kRmaCompareSwap) {
-    const std::size_t bytes = call.kind == kRmaCompareSwap ? element : call.bytes;
-    if (int err = expect_reply(win, call.target, call.result, call.result_count, call.result_type, call.result_hold,
-                               bytes);
-        err != MPI_SUCCESS) {
-      return err;
-    }
+    reply = ReplyPart{const_cast<void*>(call.origin), call.bytes,
+                      call.origin_type->contiguous ? nullptr : call.origin_hold, call.origin_count};
+  } else if (has_reply) {
+    reply = ReplyPart{call.result, call.kind == kRmaCompareSwap ? element : call.bytes,
+                      call.result_type->contiguous ? nullptr : call.result_hold, call.result_count};
   }
 
   const std::size_t total = sizeof(header) + layout + header.data_bytes;
@@ -200,7 +208,7 @@ int served_issue(Window& win, const RmaCall& call) {
   };
   const bool puts_data = call.kind == kRmaPut || call.kind == kRmaAccumulate;
   if (!separate) {
-    return queue_request(win, call.target, total, [&](std::byte* at) {
+    return queue_request(win, call.target, total, has_reply ? &reply : nullptr, [&](std::byte* at) {
       write(at, true);
       if (puts_data) win.unflushed[static_cast<std::size_t>(call.target)] = 1;
     });
@@ -209,7 +217,6 @@ int served_issue(Window& win, const RmaCall& call) {
   // Separate: the header alone, then the layout and data (the origin buffer
   // itself when it is all there is and contiguous), after what waits.
   header.flags |= kSeparate;
-  if (int err = send_batch(win, call.target); err != MPI_SUCCESS) return err;
   auto* message = static_cast<std::byte*>(std::malloc(sizeof(header)));
   if (message == nullptr) return MPI_ERR_NO_MEM;
   std::memcpy(message, &header, sizeof(header));
@@ -227,18 +234,28 @@ int served_issue(Window& win, const RmaCall& call) {
     write(second_temp, false);
     second = second_temp;
   }
-  if (int err = send_to(win, call.target, kTagRequest, message, sizeof(header), message); err != MPI_SUCCESS) {
+  OriginGuard lock(win);
+  int err = dispatch_locked(win, call.target, win.batches[static_cast<std::size_t>(call.target)]);
+  if (err == MPI_SUCCESS && has_reply) {
+    const std::size_t bytes = reply.bytes;
+    std::vector<ReplyPart> parts;
+    parts.push_back(std::move(reply));
+    err = expect_replies_locked(win, call.target, std::move(parts), bytes);
+  }
+  if (err != MPI_SUCCESS) {
+    std::free(message);
     std::free(second_temp);
     return err;
   }
-  if (int err = send_to(win, call.target, kTagData, second, layout + header.data_bytes, second_temp);
+  if (err = send_locked(win, call.target, kTagRequest, message, sizeof(header), message); err != MPI_SUCCESS) {
+    std::free(second_temp);
+    return err;
+  }
+  if (err = send_locked(win, call.target, kTagData, second, layout + header.data_bytes, second_temp);
       err != MPI_SUCCESS) {
     return err;
   }
-  if (puts_data) {
-    OriginGuard lock(win);
-    win.unflushed[static_cast<std::size_t>(call.target)] = 1;
-  }
+  if (puts_data) win.unflushed[static_cast<std::size_t>(call.target)] = 1;
   return MPI_SUCCESS;
 }
 
@@ -297,7 +314,7 @@ int round_trip(Window& win, const std::vector<int>& targets, uint32_t kind) {
     RmaHeader header;
     header.kind = kind;
     header.origin = win.rank;
-    int err = queue_request(win, targets[i], sizeof(header),
+    int err = queue_request(win, targets[i], sizeof(header), nullptr,
                             [&](std::byte* at) { std::memcpy(at, &header, sizeof(header)); });
     if (err == MPI_SUCCESS) err = send_batch(win, targets[i]);
     if (err != MPI_SUCCESS) error = err;

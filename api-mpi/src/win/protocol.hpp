@@ -9,7 +9,10 @@
 //                                 the layout and data as a second message
 //                                 on kTagData, which the agent receives
 //                                 straight into the window when it can.
-//   agent -> origin  kTagReply    a get's data, an accumulate's old values
+//   agent -> origin  kTagReply    gets' data, accumulates' old values: the
+//                                 replies of a message's whole requests
+//                                 together, in request order, as one
+//                                 message; a separate request's alone
 //                    kTagAck      RmaAck: flush, lock, unlock answers
 //   either           kTagPost, kTagComplete: MPI_Win_post/complete (MPI p2p)
 //
@@ -92,6 +95,13 @@ inline constexpr std::size_t kInlineRequest = 8192;
 // a 32 KiB accumulate went as two messages when it was 32 KiB in all (29
 // against 20 us for MPICH across two hosts).
 inline constexpr std::size_t kBatchBytes = 32768 + 4096;
+
+// An origin sends its batch before a whole request whose reply would take
+// the batch's replies beyond this (unless it would be the first): 64 gets
+// of 2 KiB across two hosts were 64 reply messages, and the window took
+// longer than MPICH's from 256 B to 4 KiB. Larger replies travel alone,
+// straight into the origin's buffer.
+inline constexpr std::size_t kBatchReplyBytes = 32768;
 
 // Bytes of a request in a message: the header, and for a whole request its
 // layout and the data it carries. Fields checked by the caller first

@@ -60,16 +60,23 @@ struct WinPeer {
 // A served window's target side (agent.cpp).
 class Agent;
 
+// Where one operation's reply (a get's data, an accumulate's old values)
+// goes: `bytes` of a joint reply, copied to `into`, or unpacked there as
+// `count` instances of `unpack_type` when it is set.
+struct ReplyPart {
+  void* into = nullptr;
+  std::size_t bytes = 0;
+  std::shared_ptr<const DerivedType> unpack_type;
+  std::size_t count = 0;
+};
+
 // Origin-side operations of served windows still running (origin.cpp).
 struct PendingOp {
   engine::Request* request = nullptr;
   int target = 0;
   void* temp = nullptr;  // freed at completion
-  // Gets into a non-contiguous origin buffer: unpack `temp` into it.
-  std::shared_ptr<const DerivedType> unpack_type;
-  void* unpack_into = nullptr;
-  std::size_t unpack_count = 0;
-  std::size_t unpack_bytes = 0;
+  // A reply received into `temp`: the parts it is scattered to at completion.
+  std::vector<ReplyPart> parts;
 };
 
 enum class LockState : uint8_t { None, Shared, Exclusive };
@@ -112,10 +119,13 @@ struct Window {
   std::vector<PendingOp> pending;     // local completion outstanding
   std::vector<char> unflushed;        // by target: puts/accumulates not known applied
   // By target: whole requests not sent yet (protocol.hpp), in a buffer of
-  // kBatchBytes that the send takes over (null until the first request).
+  // kBatchBytes that the send takes over (null until the first request),
+  // and where their replies go, in the order the agent answers them.
   struct Batch {
     std::byte* data = nullptr;
     std::size_t size = 0;
+    std::vector<ReplyPart> replies;
+    std::size_t reply_bytes = 0;
   };
   std::vector<Batch> batches;
 

@@ -2,7 +2,8 @@
 // MPI_Win_unlock, MPI_Win_lock_all / unlock_all, the flushes
 // (flush, flush_all, flush_local, flush_local_all), MPI_Win_sync; the
 // request-based MPI_Rput / MPI_Rget / MPI_Raccumulate / MPI_Rget_accumulate
-// completed by MPI_Wait, MPI_Waitall and MPI_Test; mutual exclusion of the
+// completed by MPI_Wait, MPI_Waitall and MPI_Test; hundreds of operations
+// with replies in one epoch; mutual exclusion of the
 // exclusive lock; targets that sit in MPI_Barrier or only poll
 // MPI_Iprobe / MPI_Test while others access their window.
 #include <unistd.h>
@@ -316,6 +317,88 @@ void passive_target(bool allocate, int mode) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+// Hundreds of operations with replies in one epoch: gets of many sizes
+// (some large, some into a strided origin type), fetch-and-ops and
+// compare-and-swaps on one word, get-accumulates with MPI_NO_OP. A served
+// window answers a message's requests in one joint reply, scattered here
+// (api-mpi/src/win/protocol.hpp); every value must land where it belongs,
+// and one origin's accumulates apply in the order issued.
+void many_replies(bool allocate) {
+  constexpr int kCount = 40000;
+  constexpr int kOps = 400;
+  constexpr int kLarge = 16384;  // ints: a 64 KiB get
+  Window w(kCount, allocate);
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, w.win);
+  for (int i = 0; i < kCount; ++i) w.data[i] = rank * 1000000 + i;
+  MPI_Win_unlock(rank, w.win);
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  const int target = right();
+  const int base = target * 1000000;
+  struct Get {
+    int offset = 0;
+    int length = 0;
+    bool strided = false;
+    std::vector<int> into;
+  };
+  std::vector<Get> gets(kOps);
+  std::vector<int> fetched(kOps, -1);
+  std::vector<int> swapped(kOps, -1);
+  std::vector<MPI_Datatype> types;
+  int fetches = 0;
+  int swaps = 0;
+  const int one = 1;
+  CHECK(MPI_Win_lock_all(0, w.win) == MPI_SUCCESS);
+  for (int k = 0; k < kOps; ++k) {
+    Get& get = gets[static_cast<std::size_t>(k)];
+    get.length = k % 50 == 49 ? kLarge : 1 + (k * 37) % 700;
+    get.offset = 2 + (k * 101) % (kCount - kLarge - 2);
+    get.strided = k % 3 == 1;
+    get.into.assign(static_cast<std::size_t>(get.strided ? 2 * get.length : get.length), -7);
+    MPI_Datatype origin = MPI_INT;
+    int origin_count = get.length;
+    if (get.strided) {
+      MPI_Type_vector(get.length, 1, 2, MPI_INT, &origin);
+      MPI_Type_commit(&origin);
+      types.push_back(origin);
+      origin_count = 1;
+    }
+    if (k % 7 == 3) {
+      CHECK(MPI_Get_accumulate(nullptr, 0, MPI_INT, get.into.data(), origin_count, origin, target, get.offset,
+                               get.length, MPI_INT, MPI_NO_OP, w.win) == MPI_SUCCESS);
+    } else {
+      CHECK(MPI_Get(get.into.data(), origin_count, origin, target, get.offset, get.length, MPI_INT, w.win) ==
+            MPI_SUCCESS);
+    }
+    if (k % 4 == 0) {
+      CHECK(MPI_Fetch_and_op(&one, &fetched[static_cast<std::size_t>(fetches++)], MPI_INT, target, 0, MPI_SUM,
+                             w.win) == MPI_SUCCESS);
+    }
+    if (k % 5 == 0) {
+      const int expected = base + 1 + swaps;
+      const int desired = expected + 1;
+      CHECK(MPI_Compare_and_swap(&desired, &expected, &swapped[static_cast<std::size_t>(swaps++)], MPI_INT, target,
+                                 1, w.win) == MPI_SUCCESS);
+    }
+  }
+  CHECK(MPI_Win_flush(target, w.win) == MPI_SUCCESS);
+  for (const Get& get : gets) {
+    for (int i = 0; i < get.length; ++i) {
+      const int at = get.strided ? 2 * i : i;
+      CHECK(get.into[static_cast<std::size_t>(at)] == base + get.offset + i);
+      if (get.strided) CHECK(get.into[static_cast<std::size_t>(at + 1)] == -7);
+    }
+  }
+  for (int f = 0; f < fetches; ++f) CHECK(fetched[static_cast<std::size_t>(f)] == base + f);
+  for (int c = 0; c < swaps; ++c) CHECK(swapped[static_cast<std::size_t>(c)] == base + 1 + c);
+  CHECK(MPI_Win_unlock_all(w.win) == MPI_SUCCESS);
+  for (MPI_Datatype& type : types) MPI_Type_free(&type);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const std::vector<int> mine = w.snapshot(2);
+  CHECK(mine[0] == rank * 1000000 + fetches);
+  CHECK(mine[1] == rank * 1000000 + 1 + swaps);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -327,6 +410,7 @@ int main(int argc, char** argv) {
     mutual_exclusion(allocate);
     lock_all_and_flushes(allocate);
     request_based(allocate);
+    many_replies(allocate);
     for (int mode = 0; mode < 3; ++mode) passive_target(allocate, mode);
   }
   win_sync();

@@ -147,7 +147,9 @@ void Agent::handle_one(const RmaHeader& header, const std::byte* message, int so
   const bool separate = (header.flags & kSeparate) != 0;
   const std::size_t layout = std::size_t{header.blocks} * sizeof(RmaBlock);
   const bool carries_data = header.kind != kRmaGet && header.kind < kRmaFlush;
-  if (!separate || header.kind >= kRmaFlush) return apply(header, message + sizeof(header), source, &joint);
+  if (!separate || header.kind >= kRmaFlush) {
+    return apply(header, message + sizeof(header), source, (header.flags & kReplyAlone) != 0 ? nullptr : &joint);
+  }
 
   // The layout and data follow on kTagData: into the window itself for a
   // contiguous put, else into a temporary buffer.

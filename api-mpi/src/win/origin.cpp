@@ -3,6 +3,8 @@
 // their local completion and for the agent's answers.
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <span>
 #include <utility>
 
 #include "win/protocol.hpp"
@@ -80,17 +82,17 @@ void scatter(const PendingOp& op) {
 
 // Posts the receive of `target`'s reply to the requests of one message,
 // `bytes` in all: straight into the buffer of a single contiguous part,
-// else into a temporary buffer scattered at completion. The caller holds
-// the origin guard, so that replies are expected in the order the agent
-// sends them.
-int expect_replies_locked(Window& win, int target, std::vector<ReplyPart>&& parts, std::size_t bytes) {
+// else into a temporary buffer scattered at completion (the parts are
+// moved there). The caller holds the origin guard, so that replies are
+// expected in the order the agent sends them.
+int expect_replies_locked(Window& win, int target, std::span<ReplyPart> parts, std::size_t bytes) {
   if (parts.empty()) return MPI_SUCCESS;
   PendingOp op{nullptr, target, nullptr, {}};
   void* into = parts[0].into;
   if (parts.size() > 1 || parts[0].unpack_type != nullptr) {
     op.temp = std::malloc(bytes == 0 ? 1 : bytes);
     if (op.temp == nullptr) return MPI_ERR_NO_MEM;
-    op.parts = std::move(parts);
+    op.parts.assign(std::make_move_iterator(parts.begin()), std::make_move_iterator(parts.end()));
     into = op.temp;
   }
   Comm& comm = window_comm(win);
@@ -112,11 +114,31 @@ int finish(PendingOp& op) {
   return error_class_of(status);
 }
 
+// The replies to a batch, in the order the agent sends them: those alone
+// as it handles their requests, then the joint one (whose parts are moved
+// to the front of the list, in order, meanwhile).
+int expect_batch_replies_locked(Window& win, int target, Window::Batch& batch) {
+  std::span<ReplyPart> parts(batch.replies);
+  if (!batch.any_alone) return expect_replies_locked(win, target, parts, batch.joint_bytes);
+  std::size_t joint = 0;
+  for (ReplyPart& part : parts) {
+    if (part.alone) {
+      if (int err = expect_replies_locked(win, target, std::span<ReplyPart>(&part, 1), part.bytes);
+          err != MPI_SUCCESS) {
+        return err;
+      }
+    } else {
+      parts[joint++] = std::move(part);
+    }
+  }
+  return expect_replies_locked(win, target, parts.first(joint), batch.joint_bytes);
+}
+
 // Sends `batch` (taking its buffer over), its replies expected first.
 int dispatch_locked(Window& win, int target, Window::Batch& batch) {
   if (batch.size == 0) return MPI_SUCCESS;
   Window::Batch out = std::exchange(batch, Window::Batch{});
-  if (int err = expect_replies_locked(win, target, std::move(out.replies), out.reply_bytes); err != MPI_SUCCESS) {
+  if (int err = expect_batch_replies_locked(win, target, out); err != MPI_SUCCESS) {
     std::free(out.data);
     return err;
   }
@@ -136,8 +158,8 @@ template <typename Fill>
 int queue_request(Window& win, int target, std::size_t bytes, ReplyPart* reply, Fill&& fill) {
   OriginGuard lock(win);
   Window::Batch& batch = win.batches[static_cast<std::size_t>(target)];
-  const bool replies_full =
-      reply != nullptr && !batch.replies.empty() && batch.reply_bytes + reply->bytes > kBatchReplyBytes;
+  const bool replies_full = reply != nullptr && !reply->alone && batch.joint_count != 0 &&
+                            batch.joint_bytes + reply->bytes > kBatchReplyBytes;
   if (batch.size + bytes > kBatchBytes || replies_full) {
     if (int err = dispatch_locked(win, target, batch); err != MPI_SUCCESS) return err;
   }
@@ -148,7 +170,13 @@ int queue_request(Window& win, int target, std::size_t bytes, ReplyPart* reply, 
   fill(batch.data + batch.size);
   batch.size += bytes;
   if (reply != nullptr) {
-    batch.reply_bytes += reply->bytes;
+    if (reply->alone) {
+      batch.any_alone = true;
+    } else {
+      batch.joint_bytes += reply->bytes;
+      ++batch.joint_count;
+    }
+    if (batch.replies.empty()) batch.replies.reserve(16);
     batch.replies.push_back(std::move(*reply));
   }
   return MPI_SUCCESS;
@@ -181,6 +209,10 @@ int served_issue(Window& win, const RmaCall& call) {
   } else if (has_reply) {
     reply = ReplyPart{call.result, call.kind == kRmaCompareSwap ? element : call.bytes,
                       call.result_type->contiguous ? nullptr : call.result_hold, call.result_count};
+  }
+  if (has_reply && reply.bytes > win.join_limit[static_cast<std::size_t>(call.target)]) {
+    reply.alone = true;
+    header.flags |= kReplyAlone;
   }
 
   const std::size_t total = sizeof(header) + layout + header.data_bytes;
@@ -237,10 +269,7 @@ int served_issue(Window& win, const RmaCall& call) {
   OriginGuard lock(win);
   int err = dispatch_locked(win, call.target, win.batches[static_cast<std::size_t>(call.target)]);
   if (err == MPI_SUCCESS && has_reply) {
-    const std::size_t bytes = reply.bytes;
-    std::vector<ReplyPart> parts;
-    parts.push_back(std::move(reply));
-    err = expect_replies_locked(win, call.target, std::move(parts), bytes);
+    err = expect_replies_locked(win, call.target, std::span<ReplyPart>(&reply, 1), reply.bytes);
   }
   if (err != MPI_SUCCESS) {
     std::free(message);

@@ -12,7 +12,9 @@
 //   agent -> origin  kTagReply    gets' data, accumulates' old values: the
 //                                 replies of a message's whole requests
 //                                 together, in request order, as one
-//                                 message; a separate request's alone
+//                                 message once the message is handled;
+//                                 a separate request's, and one marked
+//                                 kReplyAlone, alone as it is handled
 //                    kTagAck      RmaAck: flush, lock, unlock answers
 //   either           kTagPost, kTagComplete: MPI_Win_post/complete (MPI p2p)
 //
@@ -48,7 +50,8 @@ enum RmaKind : uint32_t {
 };
 
 enum RmaFlags : uint32_t {
-  kSeparate = 1u << 0,  // layout and data follow on kTagData
+  kSeparate = 1u << 0,    // layout and data follow on kTagData
+  kReplyAlone = 1u << 1,  // a whole request's reply leaves at once, alone
 };
 
 inline constexpr uint32_t kRmaMagic = 0x544D5741;  // "TMWA"
@@ -97,11 +100,17 @@ inline constexpr std::size_t kInlineRequest = 8192;
 inline constexpr std::size_t kBatchBytes = 32768 + 4096;
 
 // An origin sends its batch before a whole request whose reply would take
-// the batch's replies beyond this (unless it would be the first): 64 gets
-// of 2 KiB across two hosts were 64 reply messages, and the window took
-// longer than MPICH's from 256 B to 4 KiB. Larger replies travel alone,
-// straight into the origin's buffer.
+// the batch's joint reply beyond this (unless it would be the first): 64
+// gets of 2 KiB across two hosts were 64 reply messages, and the window
+// took longer than MPICH's from 256 B to 4 KiB.
 inline constexpr std::size_t kBatchReplyBytes = 32768;
+// Replies larger than these travel alone (kReplyAlone), straight from the
+// window into the origin's buffer: joining costs a copy on each side,
+// which across hosts saves more than it costs up to a full joint reply,
+// and on one host (a message is a copy through shared memory) only for
+// small ones: 8 KiB gets by 32 went from 10 to 6-7 GB/s joined.
+inline constexpr std::size_t kJoinReplyRemote = kBatchReplyBytes;
+inline constexpr std::size_t kJoinReplyLocal = 2048;
 
 // Bytes of a request in a message: the header, and for a whole request its
 // layout and the data it carries. Fields checked by the caller first

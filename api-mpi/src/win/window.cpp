@@ -132,7 +132,10 @@ int create(const char* function, int flavor, void* base, MPI_Aint size, MPI_Aint
   win->unflushed.assign(static_cast<std::size_t>(win->size), 0);
   win->batches.resize(static_cast<std::size_t>(win->size));
 
-  const bool one_host = node_layout(private_comm).local.size() == static_cast<std::size_t>(win->size);
+  const std::vector<int>& local = node_layout(private_comm).local;
+  const bool one_host = local.size() == static_cast<std::size_t>(win->size);
+  win->join_limit.assign(static_cast<std::size_t>(win->size), static_cast<uint32_t>(kJoinReplyRemote));
+  for (int rank : local) win->join_limit[static_cast<std::size_t>(rank)] = static_cast<uint32_t>(kJoinReplyLocal);
   int error = MPI_SUCCESS;
   if (flavor == MPI_WIN_FLAVOR_ALLOCATE) {
     engine::MemMapParams params;

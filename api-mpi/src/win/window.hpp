@@ -68,6 +68,7 @@ struct ReplyPart {
   std::size_t bytes = 0;
   std::shared_ptr<const DerivedType> unpack_type;
   std::size_t count = 0;
+  bool alone = false;  // a reply of its own (kReplyAlone), not in the joint one
 };
 
 // Origin-side operations of served windows still running (origin.cpp).
@@ -125,9 +126,13 @@ struct Window {
     std::byte* data = nullptr;
     std::size_t size = 0;
     std::vector<ReplyPart> replies;
-    std::size_t reply_bytes = 0;
+    std::size_t joint_bytes = 0;  // of the replies not alone
+    std::size_t joint_count = 0;
+    bool any_alone = false;
   };
   std::vector<Batch> batches;
+  // By target: the largest reply that joins a joint one (protocol.hpp).
+  std::vector<uint32_t> join_limit;
 
   std::string name;
   AttributeList attributes;  // MPI_Win_set_attr's

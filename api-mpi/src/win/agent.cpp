@@ -10,6 +10,7 @@
 #include <span>
 
 #include "tern/runtime/log.hpp"
+#include "win/buffer_pool.hpp"
 
 namespace tern::mpi {
 namespace {
@@ -24,6 +25,7 @@ struct DataArrival {
 };
 
 void free_owned(void* owned, Status, const engine::TagRecvInfo&) { std::free(owned); }
+void release_pooled(void* block, Status, const engine::TagRecvInfo&) { temp_release(block, kPooledBytes); }
 void nothing(void*, Status, const engine::TagRecvInfo&) {}
 
 }  // namespace
@@ -106,7 +108,7 @@ void Agent::handle(const std::byte* message, std::size_t length, int source) {
   if (joint.count == 1 && joint.data == nullptr) {
     send_reply(source, joint.first, joint.size, joint.first_owned);
   } else if (joint.count != 0) {
-    send_reply(source, joint.data, joint.size, joint.data);
+    send_reply(source, joint.data, joint.size, joint.data, nullptr, joint.capacity);
   }
 }
 
@@ -368,7 +370,8 @@ void Agent::send_ack(int origin, uint32_t kind) {
   }
 }
 
-void Agent::send_reply(int origin, const void* data, std::size_t bytes, void* owned, JointReply* joint) {
+void Agent::send_reply(int origin, const void* data, std::size_t bytes, void* owned, JointReply* joint,
+                       std::size_t pooled_bytes) {
   if (joint != nullptr) {
     // The first reply is only noted: alone, it leaves from where it is (a
     // get's, from the window itself), as a copy would cost page faults.
@@ -379,16 +382,21 @@ void Agent::send_reply(int origin, const void* data, std::size_t bytes, void* ow
       return;
     }
     if (joint->data == nullptr || joint->size + bytes > joint->capacity) {
-      const std::size_t capacity = std::max({joint->size + bytes, 2 * joint->capacity, kBatchReplyBytes});
-      auto* grown = static_cast<std::byte*>(std::realloc(joint->data, capacity));
+      // A pooled block (buffer_pool.hpp) holds an honest origin's joint reply.
+      const std::size_t needed = joint->size + bytes;
+      const std::size_t capacity = needed <= kPooledBytes ? kPooledBytes : std::max(needed, 2 * joint->capacity);
+      std::byte* grown = temp_get(capacity);
       if (grown == nullptr) {
         std::free(owned);
-        return refuse(origin, MPI_ERR_NO_MEM, "no memory for a reply of %zu bytes", joint->size + bytes);
+        return refuse(origin, MPI_ERR_NO_MEM, "no memory for a reply of %zu bytes", needed);
       }
       if (joint->data == nullptr) {
         if (joint->size != 0) std::memcpy(grown, joint->first, joint->size);
         std::free(joint->first_owned);
         joint->first_owned = nullptr;
+      } else {
+        std::memcpy(grown, joint->data, joint->size);
+        temp_release(joint->data, joint->capacity);
       }
       joint->data = grown;
       joint->capacity = capacity;
@@ -401,10 +409,20 @@ void Agent::send_reply(int origin, const void* data, std::size_t bytes, void* ow
   Comm& comm = window_comm(win_);
   engine::Endpoint* endpoint = comm_endpoint(comm, origin);
   const uint64_t tag = make_tag(comm.context, static_cast<unsigned>(win_.rank), kTagReply);
-  const engine::Callback done = owned != nullptr ? engine::Callback{&free_owned, owned} : engine::Callback{&nothing, nullptr};
+  engine::Callback done{&nothing, nullptr};
+  if (owned != nullptr) {
+    done = pooled_bytes != 0 ? engine::Callback{pooled_bytes == kPooledBytes ? &release_pooled : &free_owned, owned}
+                             : engine::Callback{&free_owned, owned};
+  }
   const Status status =
       endpoint == nullptr ? Status::Unreachable : g_state->worker->tag_send_nb(endpoint, data, bytes, tag, done);
-  if (status != Status::InProgress) std::free(owned);
+  if (status != Status::InProgress) {
+    if (pooled_bytes != 0) {
+      temp_release(owned, pooled_bytes);
+    } else {
+      std::free(owned);
+    }
+  }
   if (status != Status::Ok && status != Status::InProgress) {
     TERN_LOG(Error, "mpi: window on rank %d: cannot answer rank %d: %s", win_.rank, origin, to_string(status));
   }

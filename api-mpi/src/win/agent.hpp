@@ -60,8 +60,10 @@ class Agent {
   void refuse(int source, int error_class, const char* format, ...) __attribute__((format(printf, 4, 5)));
   void send_ack(int origin, uint32_t kind);
   // Sends `bytes` at `data` to `origin` as a reply, or adds them to `joint`
-  // when it is not null; frees `owned` afterwards.
-  void send_reply(int origin, const void* data, std::size_t bytes, void* owned, JointReply* joint = nullptr);
+  // when it is not null; frees `owned` afterwards (malloc's, or with
+  // `pooled_bytes` temp_get's of that size).
+  void send_reply(int origin, const void* data, std::size_t bytes, void* owned, JointReply* joint = nullptr,
+                  std::size_t pooled_bytes = 0);
   void grant_waiting();
   // The requests `origin` sent while its separate data was on its way.
   void drain(int origin);

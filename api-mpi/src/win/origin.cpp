@@ -7,6 +7,7 @@
 #include <span>
 #include <utility>
 
+#include "win/buffer_pool.hpp"
 #include "win/protocol.hpp"
 #include "win/window.hpp"
 
@@ -48,22 +49,24 @@ void target_layout(const DerivedType& type, std::size_t count, std::vector<RmaBl
 }
 
 // Sends `bytes` at `data` to `target`'s agent on `tag`; a pending entry
-// owns `temp` until the send is done. The caller holds the origin guard.
-int send_locked(Window& win, int target, unsigned tag_value, const void* data, std::size_t bytes, void* temp) {
+// owns `temp` (from temp_get(temp_bytes)) until the send is done. The
+// caller holds the origin guard.
+int send_locked(Window& win, int target, unsigned tag_value, const void* data, std::size_t bytes, void* temp,
+                std::size_t temp_bytes) {
   Comm& comm = window_comm(win);
   engine::Endpoint* endpoint = comm_endpoint(comm, target);
   if (endpoint == nullptr) {
-    std::free(temp);
+    temp_release(temp, temp_bytes);
     return MPI_ERR_OTHER;
   }
   engine::Request* request = nullptr;
   const uint64_t tag = make_tag(comm.context, static_cast<unsigned>(win.rank), tag_value);
   const Status status = g_state->worker->tag_send_nb(endpoint, data, bytes, tag, request);
   if (status == Status::InProgress) {
-    win.pending.push_back(PendingOp{request, target, temp, {}});
+    win.pending.push_back(PendingOp{request, target, temp, temp_bytes, {}});
     return MPI_SUCCESS;
   }
-  std::free(temp);
+  temp_release(temp, temp_bytes);
   return error_class_of(status);
 }
 
@@ -87,11 +90,12 @@ void scatter(const PendingOp& op) {
 // expected in the order the agent sends them.
 int expect_replies_locked(Window& win, int target, std::span<ReplyPart> parts, std::size_t bytes) {
   if (parts.empty()) return MPI_SUCCESS;
-  PendingOp op{nullptr, target, nullptr, {}};
+  PendingOp op{nullptr, target, nullptr, 0, {}};
   void* into = parts[0].into;
   if (parts.size() > 1 || parts[0].unpack_type != nullptr) {
-    op.temp = std::malloc(bytes == 0 ? 1 : bytes);
+    op.temp = temp_get(bytes);
     if (op.temp == nullptr) return MPI_ERR_NO_MEM;
+    op.temp_bytes = bytes;
     op.parts.assign(std::make_move_iterator(parts.begin()), std::make_move_iterator(parts.end()));
     into = op.temp;
   }
@@ -103,14 +107,14 @@ int expect_replies_locked(Window& win, int target, std::span<ReplyPart> parts, s
     return MPI_SUCCESS;
   }
   if (status == Status::Ok) scatter(op);
-  std::free(op.temp);
+  temp_release(op.temp, op.temp_bytes);
   return error_class_of(status);
 }
 
 int finish(PendingOp& op) {
   const Status status = g_state->worker->wait(op.request);
   if (status == Status::Ok) scatter(op);
-  std::free(op.temp);
+  temp_release(op.temp, op.temp_bytes);
   return error_class_of(status);
 }
 
@@ -139,10 +143,10 @@ int dispatch_locked(Window& win, int target, Window::Batch& batch) {
   if (batch.size == 0) return MPI_SUCCESS;
   Window::Batch out = std::exchange(batch, Window::Batch{});
   if (int err = expect_batch_replies_locked(win, target, out); err != MPI_SUCCESS) {
-    std::free(out.data);
+    temp_release(out.data, kBatchBytes);
     return err;
   }
-  return send_locked(win, target, kTagRequest, out.data, out.size, out.data);
+  return send_locked(win, target, kTagRequest, out.data, out.size, out.data, kBatchBytes);
 }
 
 // Sends what waits in `target`'s batch.
@@ -164,7 +168,7 @@ int queue_request(Window& win, int target, std::size_t bytes, ReplyPart* reply, 
     if (int err = dispatch_locked(win, target, batch); err != MPI_SUCCESS) return err;
   }
   if (batch.data == nullptr) {
-    batch.data = static_cast<std::byte*>(std::malloc(kBatchBytes));
+    batch.data = temp_get(kBatchBytes);
     if (batch.data == nullptr) return MPI_ERR_NO_MEM;
   }
   fill(batch.data + batch.size);
@@ -249,7 +253,7 @@ int served_issue(Window& win, const RmaCall& call) {
   // Separate: the header alone, then the layout and data (the origin buffer
   // itself when it is all there is and contiguous), after what waits.
   header.flags |= kSeparate;
-  auto* message = static_cast<std::byte*>(std::malloc(sizeof(header)));
+  auto* message = temp_get(sizeof(header));
   if (message == nullptr) return MPI_ERR_NO_MEM;
   std::memcpy(message, &header, sizeof(header));
   const void* second = nullptr;
@@ -258,9 +262,9 @@ int served_issue(Window& win, const RmaCall& call) {
   if (direct_data) {
     second = carries_data ? call.origin : nullptr;
   } else {
-    second_temp = static_cast<std::byte*>(std::malloc(layout + header.data_bytes));
+    second_temp = temp_get(layout + header.data_bytes);
     if (second_temp == nullptr) {
-      std::free(message);
+      temp_release(message, sizeof(header));
       return MPI_ERR_NO_MEM;
     }
     write(second_temp, false);
@@ -271,16 +275,18 @@ int served_issue(Window& win, const RmaCall& call) {
   if (err == MPI_SUCCESS && has_reply) {
     err = expect_replies_locked(win, call.target, std::span<ReplyPart>(&reply, 1), reply.bytes);
   }
+  const std::size_t second_bytes = layout + header.data_bytes;
   if (err != MPI_SUCCESS) {
-    std::free(message);
-    std::free(second_temp);
+    temp_release(message, sizeof(header));
+    temp_release(second_temp, second_bytes);
     return err;
   }
-  if (err = send_locked(win, call.target, kTagRequest, message, sizeof(header), message); err != MPI_SUCCESS) {
-    std::free(second_temp);
+  if (err = send_locked(win, call.target, kTagRequest, message, sizeof(header), message, sizeof(header));
+      err != MPI_SUCCESS) {
+    temp_release(second_temp, second_bytes);
     return err;
   }
-  if (err = send_locked(win, call.target, kTagData, second, layout + header.data_bytes, second_temp);
+  if (err = send_locked(win, call.target, kTagData, second, second_bytes, second_temp, second_bytes);
       err != MPI_SUCCESS) {
     return err;
   }

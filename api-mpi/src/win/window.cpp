@@ -2,6 +2,7 @@
 // MPI_Win_allocate_shared, MPI_Win_create_dynamic and MPI_Win_free, with
 // the window table. What a window is and how it reaches its targets:
 // window.hpp.
+#include "win/buffer_pool.hpp"
 #include "win/window.hpp"
 
 #include <climits>
@@ -33,7 +34,7 @@ struct RankWindow {  // what each rank tells the others at creation
 // Releases what a window holds (mappings, memory, agent, communicator).
 void release(Window& win) {
   win.agent.reset();
-  for (Window::Batch& batch : win.batches) std::free(batch.data);
+  for (Window::Batch& batch : win.batches) temp_release(batch.data, kBatchBytes);
   win.batches.clear();
   for (engine::RemoteKey* key : win.keys) {
     if (key != nullptr) engine::RemoteKey::destroy(key);

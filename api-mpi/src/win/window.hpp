@@ -75,7 +75,8 @@ struct ReplyPart {
 struct PendingOp {
   engine::Request* request = nullptr;
   int target = 0;
-  void* temp = nullptr;  // freed at completion
+  void* temp = nullptr;  // given back at completion (buffer_pool.hpp)
+  std::size_t temp_bytes = 0;
   // A reply received into `temp`: the parts it is scattered to at completion.
   std::vector<ReplyPart> parts;
 };

@@ -108,7 +108,7 @@ inline constexpr std::size_t kBatchReplyBytes = 32768;
 // window into the origin's buffer: joining costs a copy on each side,
 // which across hosts saves more than it costs up to a full joint reply,
 // and on one host (a message is a copy through shared memory) only for
-// small ones: 8 KiB gets by 32 went from 10 to 6-7 GB/s joined.
+// small ones: 8 KiB gets by 32 went from 10 to 5-7 GB/s joined.
 inline constexpr std::size_t kJoinReplyRemote = kBatchReplyBytes;
 inline constexpr std::size_t kJoinReplyLocal = 2048;
 
